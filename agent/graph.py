@@ -1,0 +1,259 @@
+"""The program agent's decision graph: PERCEIVE → PLAN → BUILD → VALIDATE → OUTPUT.
+
+A failed BUILD or VALIDATE goes back to PLAN with feedback (the program is set aside)
+up to three times, then FALLBACK explains why nothing could run and stops. STOP is a
+decision like any program. Pure Python and LangGraph: no Prefect, no I/O but reading
+the files it is given, so it can be tested and benchmarked on its own.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from agentcycle.agent.command import BuiltCommand, FilePool, build_command
+from agentcycle.agent.state import CycleRecord
+from agentcycle.agent.workflow import History, valid_programs
+from agentcycle.knowledge.schema import STOP, Pack
+from langgraph.graph import END, START, StateGraph
+
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the graph decided for one cycle, and why."""
+
+    program: str
+    reason: str
+    argv: list[str] = field(default_factory=list)
+    input_files: dict[str, str] = field(default_factory=dict)
+    phase: str = ""
+    valid_programs: list[str] = field(default_factory=list)
+    events: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def stop(self) -> bool:
+        return self.program == STOP
+
+
+class DecisionState(TypedDict, total=False):
+    # Given by the caller.
+    pack: Pack
+    workflow: str
+    cycles: list[CycleRecord]
+    files: list[Path]
+    output_categories: Mapping[Path, str]
+    best_files: Mapping[str, str]
+    cycle: int
+    max_cycles: int
+    environ: Mapping[str, str] | None
+    # Worked out by the nodes.
+    phase: str
+    valid: list[str]
+    rejected: list[str]
+    attempts: int
+    chosen: str
+    built: BuiltCommand | None
+    feedback: Annotated[list[str], operator.add]
+    events: Annotated[list[dict[str, str]], operator.add]
+    decision: Decision
+
+
+def _event(kind: str, message: str, level: str = "normal") -> dict[str, str]:
+    return {"event": kind, "level": level, "message": message}
+
+
+def perceive(state: DecisionState) -> dict[str, Any]:
+    """Where does the session stand? Phase and valid programs from the history."""
+    history = History(tuple(state["cycles"]))
+    workflow = state["pack"].workflow(state["workflow"])
+    view = valid_programs(state["pack"], workflow, history)
+    events = [
+        _event("state_detected", f"phase {view.phase} (path {' → '.join(view.path)})"),
+        *(_event("workflow_note", note, "verbose") for note in view.notes),
+    ]
+    update: dict[str, Any] = {
+        "phase": view.phase,
+        "valid": list(view.valid_programs),
+        "rejected": [],
+        "attempts": 0,
+        "events": events,
+    }
+    if state["cycle"] > state["max_cycles"]:
+        update["decision"] = Decision(
+            STOP, f"max_cycles reached ({state['max_cycles']})", phase=view.phase
+        )
+    return update
+
+
+def plan(state: DecisionState) -> dict[str, Any]:
+    """Rules-only choice: the first valid program not set aside by an earlier attempt."""
+    remaining = [p for p in state["valid"] if p not in state["rejected"]]
+    chosen = remaining[0] if remaining else STOP
+    reason = "first valid program in phase" if remaining else "every valid program was rejected"
+    return {"chosen": chosen, "events": [_event("program_selected", f"{chosen}: {reason}")]}
+
+
+def build(state: DecisionState) -> dict[str, Any]:
+    """Fill the chosen program's template from the session's files."""
+    if state["chosen"] == STOP:
+        return {"built": None}
+    pack = state["pack"]
+    pool = FilePool.build(
+        state["files"], pack.file_categories, state["best_files"], state["output_categories"]
+    )
+    built = build_command(
+        state["chosen"],
+        pack.programs[state["chosen"]],
+        pool,
+        state["cycle"],
+        pack.directory,
+        state["environ"],
+    )
+    return {
+        "built": built,
+        "events": [_event("command_built", " ".join(built.argv), "verbose")],
+    }
+
+
+def command_signature(argv: list[str], program: str, cycle: int) -> tuple[str, ...]:
+    """argv with the cycle-specific output prefix masked, to compare runs across cycles."""
+    prefix = f"{program}_{cycle:03d}"
+    return tuple(token.replace(prefix, "{prefix}") for token in argv)
+
+
+def validation_problem(state: DecisionState) -> str | None:
+    """Why the built command must not run, or None when it may."""
+    chosen, built = state["chosen"], state.get("built")
+    if chosen == STOP:
+        return None
+    if built is None or not built.argv:
+        return f"{chosen}: empty command"
+    if built.missing:
+        return f"{chosen}: cannot fill {', '.join(built.missing)}"
+    for path in built.input_files.values():
+        if not Path(path).is_file():
+            return f"{chosen}: input file vanished: {path}"
+    signature = command_signature(built.argv, chosen, state["cycle"])
+    for record in state["cycles"]:
+        if (
+            record.program == chosen
+            and record.succeeded
+            and command_signature(record.argv, record.program, record.cycle) == signature
+        ):
+            return f"{chosen}: duplicate of cycle {record.cycle}"
+    return None
+
+
+def validate(state: DecisionState) -> dict[str, Any]:
+    problem = validation_problem(state)
+    if problem is None:
+        return {}
+    return {
+        "rejected": [*state["rejected"], state["chosen"]],
+        "attempts": state["attempts"] + 1,
+        "feedback": [problem],
+        "events": [_event("warning", problem)],
+    }
+
+
+def fallback(state: DecisionState) -> dict[str, Any]:
+    """Nothing could be built in three tries: stop and say exactly why."""
+    feedback = state.get("feedback", [])
+    kind = (
+        "all_commands_duplicate"
+        if feedback and all("duplicate of cycle" in f for f in feedback)
+        else "cannot_build_any_program"
+    )
+    reason = f"{kind}: " + "; ".join(feedback)
+    return {"decision": Decision(STOP, reason, phase=state["phase"], valid_programs=state["valid"])}
+
+
+def output(state: DecisionState) -> dict[str, Any]:
+    decision = state.get("decision")
+    if decision is None:
+        built = state.get("built")
+        chosen = state["chosen"]
+        reason = "workflow complete" if chosen == STOP else f"phase {state['phase']}"
+        decision = Decision(
+            program=chosen,
+            reason=reason,
+            argv=built.argv if built else [],
+            input_files=built.input_files if built else {},
+            phase=state["phase"],
+            valid_programs=state["valid"],
+        )
+    events = [
+        *state.get("events", []),
+        _event("decision", f"{decision.program}: {decision.reason}"),
+    ]
+    return {"decision": Decision(**{**decision.__dict__, "events": events})}
+
+
+def _after_perceive(state: DecisionState) -> str:
+    return "output" if state.get("decision") else "plan"
+
+
+def _after_validate(state: DecisionState) -> str:
+    if not state.get("feedback") or state["chosen"] not in state["rejected"]:
+        return "output"
+    untried = [p for p in state["valid"] if p not in state["rejected"]]
+    return "fallback" if state["attempts"] >= MAX_ATTEMPTS or not untried else "plan"
+
+
+@cache
+def decision_graph() -> Any:
+    """The compiled graph; compiled once per process because compiling costs milliseconds."""
+    graph = StateGraph(DecisionState)
+    for name, node in (
+        ("perceive", perceive),
+        ("plan", plan),
+        ("build", build),
+        ("validate", validate),
+        ("fallback", fallback),
+        ("output", output),
+    ):
+        graph.add_node(name, node)
+    graph.add_edge(START, "perceive")
+    graph.add_conditional_edges("perceive", _after_perceive, ["plan", "output"])
+    graph.add_edge("plan", "build")
+    graph.add_edge("build", "validate")
+    graph.add_conditional_edges("validate", _after_validate, ["plan", "fallback", "output"])
+    graph.add_edge("fallback", "output")
+    graph.add_edge("output", END)
+    return graph.compile()
+
+
+def decide(
+    pack: Pack,
+    workflow: str,
+    cycles: list[CycleRecord],
+    files: list[Path],
+    cycle: int,
+    max_cycles: int,
+    best_files: Mapping[str, str] | None = None,
+    output_categories: Mapping[Path, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Decision:
+    """Run the graph once and return its decision for cycle `cycle`."""
+    result = decision_graph().invoke(
+        {
+            "pack": pack,
+            "workflow": workflow,
+            "cycles": cycles,
+            "files": files,
+            "output_categories": output_categories or {},
+            "best_files": best_files or {},
+            "cycle": cycle,
+            "max_cycles": max_cycles,
+            "environ": environ,
+            "feedback": [],
+            "events": [],
+        }
+    )
+    return result["decision"]

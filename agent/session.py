@@ -1,0 +1,300 @@
+"""Session lifecycle as plain functions: create, decide, run, record.
+
+The Prefect tasks in `tasks/` are thin wrappers around these, and the benchmark runs
+them bare to measure what orchestration costs. Inputs are copied into the session
+directory so that every path a command sees lies inside the session.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from fnmatch import fnmatch
+from pathlib import Path
+
+from agentcycle.agent.execution import ExecutionResult, kill_group, run_argv
+from agentcycle.agent.files import categorise, is_intermediate, list_input_files
+from agentcycle.agent.graph import Decision, decide
+from agentcycle.agent.logparse import ParsedLog, parse_log
+from agentcycle.agent.state import (
+    CycleRecord,
+    SessionState,
+    load_session,
+    save_session,
+    utc_now,
+    write_atomic,
+)
+from agentcycle.knowledge import Pack, load_pack
+
+from agentcycle.errors import UserError
+
+INPUTS_DIR = "inputs"
+RUNNING_FILE = ".running.json"
+LOG_NAME = "program.log"
+SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def new_session_id(pack: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{pack}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def create_session(
+    pack: Pack,
+    pack_ref: str,
+    input_dir: Path,
+    session_dir: Path,
+    goal: str = "",
+    max_cycles: int = 20,
+) -> SessionState:
+    """Check the request, copy the inputs in, write the first session.json.
+
+    Everything is checked before anything is written, so bad input leaves no session.
+    """
+    if max_cycles < 1:
+        raise UserError(f"--max-cycles: must be at least 1 (got {max_cycles})")
+    if not input_dir.is_dir():
+        raise UserError(f"{input_dir}: input directory does not exist")
+    inputs = list_input_files(input_dir)
+    if not inputs:
+        raise UserError(f"{input_dir}: no input files")
+    if (session_dir / "session.json").exists():
+        raise UserError(f"{session_dir}: a session already exists here (use `agentcycle resume`)")
+    staging = session_dir.with_name(f".{session_dir.name}.creating")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / INPUTS_DIR).mkdir(parents=True)
+    for source in inputs:
+        shutil.copy2(source, staging / INPUTS_DIR / source.name)
+    state = SessionState(
+        session_id=new_session_id(pack.name),
+        pack=pack_ref,
+        workflow=pack.default_workflow,
+        input_dir=str(input_dir.resolve()),
+        inputs=[f"{INPUTS_DIR}/{p.name}" for p in inputs],
+        goal=goal,
+        max_cycles=max_cycles,
+    )
+    save_session(staging, state)
+    if session_dir.exists() and not any(session_dir.iterdir()):
+        session_dir.rmdir()
+    session_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging.rename(session_dir)
+    return state
+
+
+def run_dir_name(cycle: int, program: str) -> str:
+    return f"sub_{cycle:02d}_{SAFE_NAME.sub('_', program)}"
+
+
+@dataclass(frozen=True)
+class SessionFiles:
+    """Files a decision may use: newest first, with categories declared by program outputs."""
+
+    files: list[Path]
+    output_categories: dict[Path, str]
+
+
+def session_files(session_dir: Path, state: SessionState, pack: Pack) -> SessionFiles:
+    files: list[Path] = []
+    categories: dict[Path, str] = {}
+    for record in reversed(state.cycles):
+        if not record.succeeded:
+            continue
+        program = pack.programs.get(record.program)
+        for rel in record.outputs:
+            path = session_dir / rel
+            if not path.is_file():
+                continue
+            files.append(path)
+            declared = _declared_category(program, path) if program else None
+            if declared:
+                categories[path] = declared
+    files.extend(session_dir / rel for rel in state.inputs)
+    return SessionFiles(files=files, output_categories=categories)
+
+
+def _declared_category(program, path: Path) -> str | None:
+    for spec in program.outputs:
+        if spec.category and fnmatch(path.name, spec.pattern):
+            return spec.category
+    return None
+
+
+def decide_next(
+    session_dir: Path, environ: Mapping[str, str] | None = None
+) -> tuple[SessionState, Decision]:
+    """Load the session and ask the graph what cycle `next_cycle` should run."""
+    state = load_session(session_dir)
+    pack = load_pack(state.pack)
+    found = session_files(session_dir, state, pack)
+    decision = decide(
+        pack,
+        state.workflow,
+        state.cycles,
+        found.files,
+        cycle=state.next_cycle,
+        max_cycles=state.max_cycles,
+        best_files={k: str(session_dir / v) for k, v in state.best_files.items()},
+        output_categories=found.output_categories,
+        environ=environ,
+    )
+    return state, decision
+
+
+def execute(
+    session_dir: Path,
+    cycle: int,
+    decision: Decision,
+    timeout_s: float,
+    environ: Mapping[str, str] | None = None,
+) -> ExecutionResult:
+    """Run a decision in a fresh `sub_NN_program/`; a leftover of a killed run is cleared."""
+    reap_orphans(session_dir)
+    run_dir = session_dir / run_dir_name(cycle, decision.program)
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    marker = session_dir / RUNNING_FILE
+
+    def note_running(pgid: int) -> None:
+        write_atomic(
+            marker, json.dumps({"pgid": pgid, "cycle": cycle, "program": decision.program})
+        )
+
+    try:
+        return run_argv(
+            decision.argv, run_dir, run_dir / LOG_NAME, timeout_s, environ, on_start=note_running
+        )
+    finally:
+        marker.unlink(missing_ok=True)
+
+
+def reap_orphans(session_dir: Path) -> str | None:
+    """Kill the program group of a cycle whose agent was killed mid-run, before rerunning it."""
+    marker = session_dir / RUNNING_FILE
+    try:
+        running = json.loads(marker.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    killed = kill_group(int(running["pgid"]))
+    marker.unlink(missing_ok=True)
+    return f"cycle {running['cycle']} ({running['program']}) was interrupted" + (
+        "; its leftover processes were killed" if killed else ""
+    )
+
+
+def discover_outputs(run_dir: Path, patterns: list[str]) -> list[Path]:
+    """Files the run left that its program declares as outputs (all files if none declared)."""
+    found = []
+    for path in sorted(run_dir.rglob("*")):
+        if not path.is_file() or path.name == LOG_NAME or is_intermediate(path, run_dir):
+            continue
+        if not patterns or any(fnmatch(path.name, p) for p in patterns):
+            found.append(path)
+    return found
+
+
+def make_record(
+    session_dir: Path,
+    cycle: int,
+    decision: Decision,
+    result: ExecutionResult | None,
+    parsed: ParsedLog | None,
+    pack: Pack,
+    started_at: str,
+) -> CycleRecord:
+    """The cycle as it will be written to session.json and the Parquet datasets."""
+    if result is None or parsed is None:  # STOP: nothing ran
+        return CycleRecord(
+            cycle=cycle,
+            program=decision.program,
+            reason=decision.reason,
+            started_at=started_at,
+            finished_at=utc_now(),
+        )
+    run_dir = result.log_path.parent
+    program = pack.programs[decision.program]
+    outputs = discover_outputs(run_dir, [o.pattern for o in program.outputs])
+    return CycleRecord(
+        cycle=cycle,
+        program=decision.program,
+        reason=decision.reason,
+        argv=decision.argv,
+        input_files=[_relative(session_dir, Path(p)) for p in decision.input_files.values()],
+        run_dir=run_dir.name,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        duration_s=round(result.duration_s, 3),
+        failed=parsed.failed or result.timed_out,
+        failure_reason="timed out" if result.timed_out else parsed.failure_reason,
+        metrics=parsed.metrics,
+        outputs=[_relative(session_dir, p) for p in outputs],
+        started_at=started_at,
+        finished_at=utc_now(),
+    )
+
+
+def _relative(session_dir: Path, path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(session_dir.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def update_best_files(
+    state: SessionState, record: CycleRecord, pack: Pack, session_dir: Path
+) -> None:
+    """Keep, per category, the output with the best quality metric (newest on ties)."""
+    if record.failed or not record.outputs:
+        return
+    program = pack.programs.get(record.program)
+    quality = pack.quality_metric
+    score = record.metrics.get(quality.metric) if quality else None
+    for rel in record.outputs:
+        path = session_dir / rel
+        declared = _declared_category(program, path) if program else None
+        for category in [declared] if declared else categorise(path, pack.file_categories):
+            current = state.best_files.get(category)
+            if current is None or _not_worse(score, _score_of(state, current, quality), quality):
+                state.best_files[category] = rel
+
+
+def _score_of(state: SessionState, rel: str, quality) -> float | None:
+    if quality is None:
+        return None
+    for record in state.cycles:
+        if rel in record.outputs:
+            value = record.metrics.get(quality.metric)
+            return float(value) if isinstance(value, int | float) else None
+    return None
+
+
+def _not_worse(new: object, old: float | None, quality) -> bool:
+    if quality is None or old is None:
+        return True
+    if not isinstance(new, int | float):
+        return False
+    return new <= old if quality.lower_is_better else new >= old
+
+
+def finish_cycle(
+    session_dir: Path, state: SessionState, record: CycleRecord, pack: Pack, stop: bool
+) -> SessionState:
+    """Append the cycle, update best files and status, and save atomically."""
+    state.cycles.append(record)
+    update_best_files(state, record, pack, session_dir)
+    if stop:
+        state.status = "max_cycles" if record.reason.startswith("max_cycles") else "stopped"
+        state.stop_reason = record.reason
+    save_session(session_dir, state)
+    return state
+
+
+def parse_run_log(log_path: Path, program_name: str, pack: Pack, exit_code: int) -> ParsedLog:
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    return parse_log(text, pack.programs[program_name], pack.failure_markers, exit_code)

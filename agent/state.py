@@ -1,0 +1,107 @@
+"""The session record: what the agent was given and every cycle it finished.
+
+`session.json` is the single source of truth for a session. It is rewritten
+atomically after every cycle (temp file, fsync, rename), so a crash or a kill at
+any moment leaves either the previous complete record or the new one, never half.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agentcycle.errors import UserError
+
+SESSION_FILE = "session.json"
+
+MetricValue = float | int | str | bool
+SessionStatus = Literal["running", "stopped", "max_cycles", "failed"]
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class CycleRecord(BaseModel):
+    """One finished cycle: the decision, the run and what its log said."""
+
+    cycle: int
+    program: str
+    reason: str = ""
+    argv: list[str] = Field(default_factory=list)
+    input_files: list[str] = Field(default_factory=list)
+    run_dir: str = ""
+    exit_code: int | None = None
+    timed_out: bool = False
+    duration_s: float = 0.0
+    failed: bool = False
+    failure_reason: str | None = None
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    outputs: list[str] = Field(default_factory=list)
+    started_at: str = ""
+    finished_at: str = ""
+
+    @property
+    def succeeded(self) -> bool:
+        return not self.failed
+
+
+class SessionState(BaseModel):
+    """Everything needed to resume or audit a session."""
+
+    session_id: str
+    pack: str
+    workflow: str
+    input_dir: str
+    inputs: list[str]
+    goal: str = ""
+    max_cycles: int = Field(ge=1)
+    created_at: str = Field(default_factory=utc_now)
+    status: SessionStatus = "running"
+    stop_reason: str | None = None
+    cycles: list[CycleRecord] = Field(default_factory=list)
+    best_files: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def next_cycle(self) -> int:
+        return len(self.cycles) + 1
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that readers see the old or the new content, never a mix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_session(session_dir: Path, state: SessionState) -> None:
+    write_atomic(session_dir / SESSION_FILE, state.model_dump_json(indent=2))
+
+
+def load_session(session_dir: Path) -> SessionState:
+    path = Path(session_dir) / SESSION_FILE
+    try:
+        return SessionState.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no session here (missing {SESSION_FILE})") from None
+    except (json.JSONDecodeError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise UserError(f"{path}: not a valid session file: {first}") from None

@@ -1,0 +1,95 @@
+"""The program agent as Prefect flows: `agent_session` loops `agent_cycle` subflows.
+
+One cycle is one flow run (decide → run_program → parse_log → record), named after the
+session, the cycle and the program so the Prefect UI reads like the session's story.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentcycle.agent.session import reap_orphans
+from agentcycle.agent.state import load_session, utc_now, write_atomic
+from agentcycle.flows.summary import session_markdown
+from agentcycle.tasks.program import (
+    TransientProgramError,
+    decide_task,
+    parse_log_task,
+    record_task,
+    run_program_task,
+)
+from prefect import flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact
+from prefect.client.orchestration import get_client
+from prefect.runtime import flow_run
+from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+
+def _rename_current_flow_run(name: str) -> None:
+    """Name the cycle's flow run once the decision is known: session, cycle and program.
+
+    The flow has no name template on purpose: a template costs an API call at start,
+    and the name is only complete after the decision anyway.
+    """
+    run_id = flow_run.get_id()
+    if run_id:
+        with get_client(sync_client=True) as client:
+            client.update_flow_run(run_id, name=name)
+
+
+@flow(name="agent_cycle", log_prints=False)
+def agent_cycle(session_dir: str, cycle: int, label: str) -> bool:
+    """One decision and, unless it is STOP, one program run. Returns True when the session ended."""
+    logger = get_run_logger()
+    started_at = utc_now()
+    state, decision = decide_task(session_dir)
+    if state.next_cycle != cycle:
+        raise RuntimeError(f"session is at cycle {state.next_cycle}, flow asked for {cycle}")
+    _rename_current_flow_run(f"{label}-cycle-{cycle:02d}-{decision.program}")
+    logger.info("cycle %d: %s (%s)", cycle, decision.program, decision.reason)
+    result = parsed = None
+    if not decision.stop:
+        run = run_program_task.with_options(task_run_name=f"run-{decision.program}-c{cycle:02d}")
+        run_state = run(session_dir, cycle, decision, state.pack, return_state=True)
+        try:
+            result = run_state.result()
+        except TransientProgramError as exc:  # retries exhausted: record the failed run
+            result = exc.result
+        parsed = parse_log_task.with_options(
+            task_run_name=f"parse-{decision.program}-c{cycle:02d}"
+        )(str(result.log_path), decision.program, state.pack, result.exit_code)
+    record = record_task(session_dir, state, decision, result, parsed, started_at)
+    if record.failed:
+        logger.warning("cycle %d: %s failed: %s", cycle, record.program, record.failure_reason)
+    elif record.metrics:
+        logger.info("cycle %d metrics: %s", cycle, record.metrics)
+    return decision.stop
+
+
+@flow(name="agent_session", flow_run_name="session-{label}", log_prints=False)
+def agent_session(session_dir: str, label: str) -> dict:
+    """Run cycles until the graph decides STOP; safe to call again on a killed session.
+
+    The session flow keeps Prefect's heartbeat (crash detection); its cycles do not
+    need their own, and joining a heartbeat thread costs ~0.5 s per cycle.
+    """
+    directory = Path(session_dir)
+    state = load_session(directory)
+    interrupted = reap_orphans(directory)
+    if interrupted:
+        get_run_logger().warning("resuming: %s; rerunning it", interrupted)
+    # The session's own heartbeat thread has started already; only the cycles run without.
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        while not state.finished:
+            agent_cycle(session_dir, state.next_cycle, label)
+            state = load_session(directory)
+    markdown = session_markdown(state)
+    create_markdown_artifact(markdown=markdown, description=f"Session {state.session_id}")
+    write_atomic(directory / "summary.md", markdown)
+    return {"session_id": state.session_id, "status": state.status, "cycles": len(state.cycles)}
+
+
+def run_session(session_dir: Path) -> dict:
+    """Run or resume the session at `session_dir` as an `agent_session` flow run."""
+    state = load_session(session_dir)
+    return agent_session(session_dir=str(session_dir), label=state.session_id)

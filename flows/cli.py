@@ -1,0 +1,222 @@
+"""`agentcycle`: the front door. Heavy libraries (Prefect, torch, LanceDB) load lazily.
+
+Bad input of any kind raises `UserError`; `main()` prints its message as one line on
+stderr and exits with code 2. Nothing is written before the input has been checked.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentcycle.errors import UserError
+
+app = typer.Typer(
+    name="agentcycle",
+    help="Agents that run real programs as Prefect flows and prove what they did.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+knowledge_app = typer.Typer(help="Knowledge packs.", no_args_is_help=True)
+server_app = typer.Typer(
+    help="The local Prefect server (SQLite under the agentcycle home).", no_args_is_help=True
+)
+app.add_typer(knowledge_app, name="knowledge")
+app.add_typer(server_app, name="server")
+
+
+class OutputFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def _echo_table(rows: list[dict[str, str]], title: str | None = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for column in rows[0] if rows else ["(no rows)"]:
+        table.add_column(str(column))
+    for row in rows:
+        table.add_row(*(str(v) if v is not None else "" for v in row.values()))
+    Console(width=max(120, Console().width)).print(table)
+
+
+def _run_session(session_dir: Path) -> None:
+    """Run (or resume) a session through the Prefect flows and print its cycle table."""
+    from agentcycle.flows.server import ensure_prefect_api
+
+    api = ensure_prefect_api()
+    typer.echo(f"Prefect API: {api}  (watch: {api.removesuffix('/api')}/runs)", err=True)
+    from agentcycle.agent.state import load_session
+    from agentcycle.flows.agent_session import run_session
+    from agentcycle.flows.summary import cycle_table
+
+    run_session(session_dir)
+    state = load_session(session_dir)
+    _echo_table(cycle_table(state), title=f"session {state.session_id}: {state.status}")
+    typer.echo(f"stop reason: {state.stop_reason}")
+    typer.echo(f"session: {session_dir}")
+
+
+@app.command()
+def run(
+    pack: Annotated[str, typer.Argument(help="Knowledge pack name (e.g. xtal) or directory.")],
+    input_dir: Annotated[Path, typer.Argument(help="Folder with the input files.")],
+    goal: Annotated[str, typer.Option(help="What the user wants, in words.")] = "",
+    max_cycles: Annotated[int, typer.Option(help="Programs to run at most.")] = 20,
+    session: Annotated[Path | None, typer.Option(help="Session directory to create.")] = None,
+) -> None:
+    """Start a session: the agent picks, runs and judges programs until it decides STOP."""
+    from agentcycle.agent.session import create_session, new_session_id
+    from agentcycle.knowledge import load_pack
+
+    from agentcycle.config import sessions_dir
+
+    if max_cycles < 1:
+        raise UserError(f"--max-cycles: must be at least 1 (got {max_cycles})")
+    loaded = load_pack(pack)
+    session_dir = (session or sessions_dir() / new_session_id(loaded.name)).resolve()
+    create_session(loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles)
+    _run_session(session_dir)
+
+
+def _pack_ref(pack: str) -> str:
+    """Packs given as a directory are stored by absolute path so resume finds them."""
+    candidate = Path(pack)
+    return str(candidate.resolve()) if candidate.is_dir() else pack
+
+
+@app.command()
+def resume(session_dir: Annotated[Path, typer.Argument(help="Session directory.")]) -> None:
+    """Continue a session that was interrupted; finished cycles are never repeated."""
+    from agentcycle.agent.state import load_session
+
+    state = load_session(session_dir)
+    if state.finished:
+        typer.echo(
+            f"session {state.session_id} already finished ({state.status}): {state.stop_reason}"
+        )
+        return
+    _run_session(session_dir.resolve())
+
+
+@app.command()
+def show(session_dir: Annotated[Path, typer.Argument(help="Session directory.")]) -> None:
+    """Print a session's cycle table."""
+    from agentcycle.agent.state import load_session
+    from agentcycle.flows.summary import cycle_table
+
+    state = load_session(session_dir)
+    _echo_table(cycle_table(state), title=f"session {state.session_id}: {state.status}")
+    if state.best_files:
+        for category, path in sorted(state.best_files.items()):
+            typer.echo(f"best {category}: {path}")
+
+
+@app.command()
+def query(
+    sql: Annotated[
+        str, typer.Argument(help="DuckDB SQL over the datasets (cycles, metrics, ...).")
+    ],
+    format: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+) -> None:
+    """Query every dataset with DuckDB; each dataset is a view named after it."""
+    from agentcycle.storage.query import run_query
+
+    table = run_query(sql)
+    rows = table.to_pylist()
+    if format is OutputFormat.json:
+        typer.echo(json.dumps(rows, default=str, indent=1))
+    elif format is OutputFormat.csv:
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(table, sys.stdout.buffer)
+    else:
+        _echo_table([{k: v for k, v in r.items()} for r in rows])
+
+
+@knowledge_app.command("validate")
+def knowledge_validate(
+    pack: Annotated[str, typer.Argument(help="Pack name or directory.")],
+) -> None:
+    """Check a pack; every problem is printed as `file:line: field: what is wrong`."""
+    from agentcycle.knowledge import load_pack
+
+    loaded = load_pack(pack)
+    typer.echo(
+        f"{loaded.name}: ok ({len(loaded.programs)} programs, "
+        f"{len(loaded.workflows)} workflows, {len(loaded.file_categories)} file categories)"
+    )
+
+
+@server_app.command("start")
+def server_start(port: int = 4200) -> None:
+    """Start the local Prefect server (or report the running one)."""
+    from agentcycle.flows.server import start_server
+
+    info = start_server(port)
+    typer.echo(f"Prefect server running: UI {info.ui_url}  API {info.url}  (pid {info.pid})")
+
+
+@server_app.command("stop")
+def server_stop() -> None:
+    from agentcycle.flows.server import stop_server
+
+    typer.echo("stopped" if stop_server() else "no server was running")
+
+
+@server_app.command("status")
+def server_status() -> None:
+    from agentcycle.flows.server import server_status as status
+
+    info = status()
+    if info is None:
+        typer.echo("not running")
+        raise typer.Exit(1)
+    typer.echo(f"running: UI {info.ui_url}  API {info.url}  (pid {info.pid})")
+
+
+@app.command()
+def demo(
+    dataset: Annotated[
+        str, typer.Option(help="1l2h (shaken model, ~minutes) or 5e5z (seconds).")
+    ] = "1l2h",
+    data_dir: Annotated[Path, typer.Option(help="Where the demo data is prepared.")] = Path(
+        ".demo-data"
+    ),
+    max_cycles: int = 12,
+) -> None:
+    """Prepare the real crystallography demo data and run the `xtal` pack on it."""
+    from agentcycle.demo_data import prepare_demo_data
+
+    paths = prepare_demo_data(data_dir)
+    input_dir = {"1l2h": paths.dir_1l2h, "5e5z": paths.dir_5e5z}.get(dataset)
+    if input_dir is None:
+        raise UserError(f"--dataset: unknown demo dataset {dataset!r} (1l2h or 5e5z)")
+    run(
+        "xtal",
+        input_dir,
+        goal="Refine the model against the data and validate it.",
+        max_cycles=max_cycles,
+        session=None,
+    )
+
+
+def main() -> None:
+    try:
+        app()
+    except UserError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

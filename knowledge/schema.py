@@ -1,0 +1,323 @@
+"""Pydantic models of a knowledge pack: what programs exist and how a workflow moves on.
+
+Everything the program agent knows about a domain is declared in YAML and validated
+here. Models forbid unknown keys so a misspelled field is an error, not a silent default.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+STOP = "STOP"
+"""The pseudo-program that ends a session; a decision like any program."""
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""`{name}` in a command token: an input slot, a parameter or a built-in value."""
+
+BUILTIN_VALUES = frozenset({"cycle", "prefix", "program", "pack_dir"})
+"""Values the command builder always knows: cycle number, output prefix, program name,
+and the pack's own directory (for helper scripts shipped with a pack)."""
+
+
+def dotted_extensions(value: list[str]) -> list[str]:
+    """Extensions are compared lower-case and must carry their dot, as Path.suffix gives them."""
+    for ext in value:
+        if not ext.startswith("."):
+            raise ValueError(f"extension {ext!r} must start with '.'")
+    return [ext.lower() for ext in value]
+
+
+class Strict(BaseModel):
+    """Base for every pack model: unknown keys are errors, values are not coerced silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class InputSlot(Strict):
+    """One named input file of a program, filled from the session's files."""
+
+    extensions: list[str] = Field(min_length=1, description="Accepted suffixes, e.g. ['.mtz'].")
+    categories: list[str] = Field(
+        default_factory=list, description="File categories preferred for this slot, in order."
+    )
+    required: bool = True
+
+    _dotted = field_validator("extensions")(classmethod(lambda cls, v: dotted_extensions(v)))
+
+
+class DerivedValue(Strict):
+    """A command value computed from an input file by a named probe (e.g. MTZ labels)."""
+
+    probe: str = Field(description="Name of a probe in agent/probes.py.")
+    input: str | None = Field(
+        default=None, description="The input slot whose file the probe reads, if any."
+    )
+
+
+class Parameter(Strict):
+    """A command value that is not a file: a default, an environment value or a probe."""
+
+    default: str | int | float | None = None
+    env: str | None = Field(default=None, description="Environment variable that overrides it.")
+    derive: DerivedValue | None = None
+    required: bool = True
+
+
+class CommandGroup(Strict):
+    """Tokens that appear together or not at all (a flag and its value)."""
+
+    args: list[str] = Field(min_length=1)
+
+
+CommandItem = str | list[str]
+
+
+class OutputSpec(Strict):
+    """Files a run leaves in its directory, and the category they belong to."""
+
+    pattern: str = Field(description="Glob relative to the run directory, e.g. '*.mtz'.")
+    category: str | None = Field(
+        default=None, description="Category of matching files; else file_categories decide."
+    )
+
+
+class MetricPattern(Strict):
+    """How to read one quality metric from a program's log."""
+
+    pattern: str = Field(description="Regular expression; group 1 (or the match) is the value.")
+    type: Literal["float", "int", "string", "bool"] = "float"
+    extract: Literal["first", "last"] = "last"
+    pick_min: bool = Field(default=False, description="Take the smallest of all matches.")
+    pick_max: bool = False
+    fallback_pattern: str | None = None
+    value: str | None = Field(
+        default=None, description="Constant value to record when the pattern matches."
+    )
+
+    @field_validator("pattern", "fallback_pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression: {exc}") from exc
+        return value
+
+    @model_validator(mode="after")
+    def _one_pick(self) -> MetricPattern:
+        if self.pick_min and self.pick_max:
+            raise ValueError("pick_min and pick_max cannot both be true")
+        return self
+
+
+class DoneTracking(Strict):
+    """How the workflow counts a program as done: once, or by the number of runs."""
+
+    strategy: Literal["run_once", "count"] = "run_once"
+
+
+class Program(Strict):
+    """A real program the agent can run, declared entirely in the pack."""
+
+    description: str
+    category: str = "general"
+    command: list[CommandItem] = Field(min_length=1)
+    inputs: dict[str, InputSlot] = Field(default_factory=dict)
+    parameters: dict[str, Parameter] = Field(default_factory=dict)
+    outputs: list[OutputSpec] = Field(default_factory=list)
+    log_parsing: dict[str, MetricPattern] = Field(default_factory=dict)
+    expect_metrics: bool = Field(
+        default=False,
+        description="A run that yields none of its metrics counts as failed (silent failures).",
+    )
+    done_tracking: DoneTracking = Field(default_factory=DoneTracking)
+    timeout: float = Field(default=600, gt=0, description="Seconds before the run is killed.")
+    transient_errors: list[str] = Field(
+        default_factory=list, description="Log phrases that make a failed run worth retrying."
+    )
+
+    @field_validator("command")
+    @classmethod
+    def _first_is_executable(cls, value: list[CommandItem]) -> list[CommandItem]:
+        if not isinstance(value[0], str) or PLACEHOLDER.search(value[0]):
+            raise ValueError("the first token must be a literal executable name")
+        for item in value:
+            if isinstance(item, list) and not item:
+                raise ValueError("an argument group must not be empty")
+        return value
+
+    @model_validator(mode="after")
+    def _placeholders_known(self) -> Program:
+        known = set(self.inputs) | set(self.parameters) | BUILTIN_VALUES
+        for token in self.tokens():
+            for name in PLACEHOLDER.findall(token):
+                if name not in known:
+                    raise ValueError(
+                        f"command token {token!r} uses {{{name}}}, which is neither an input, "
+                        f"a parameter nor one of {sorted(BUILTIN_VALUES)}"
+                    )
+        for name, param in self.parameters.items():
+            if param.derive and param.derive.input and param.derive.input not in self.inputs:
+                raise ValueError(
+                    f"parameter {name!r} derives from unknown input {param.derive.input!r}"
+                )
+        return self
+
+    def tokens(self) -> list[str]:
+        """Every literal token of the command template, groups flattened."""
+        flat: list[str] = []
+        for item in self.command:
+            flat.extend([item] if isinstance(item, str) else item)
+        return flat
+
+
+class Condition(Strict):
+    """One test on the session's history; exactly one key is set.
+
+    Conditions are the vocabulary of workflow transitions: they read done flags,
+    run counts and the latest metric values, never anything outside the history.
+    """
+
+    done: str | None = Field(default=None, description="Program has at least one successful run.")
+    not_done: str | None = None
+    runs_at_least: RunCount | None = None
+    metric_below: MetricBound | None = None
+    metric_above: MetricBound | None = None
+    metric_equals: MetricValue | None = None
+    plateau: Plateau | None = None
+    any: list[Condition] | None = None
+    all: list[Condition] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Condition:
+        set_keys = [key for key, value in self if value is not None]
+        if len(set_keys) != 1:
+            names = ", ".join(type(self).model_fields)
+            raise ValueError(
+                f"a condition needs exactly one of: {names} (got {set_keys or 'none'})"
+            )
+        return self
+
+    def programs(self) -> set[str]:
+        """Programs this condition refers to, for cross-reference checks."""
+        named: set[str] = set()
+        for value in (self.done, self.not_done):
+            if value:
+                named.add(value)
+        if self.runs_at_least:
+            named.add(self.runs_at_least.program)
+        for child in (self.any or []) + (self.all or []):
+            named |= child.programs()
+        return named
+
+
+class RunCount(Strict):
+    program: str
+    n: int = Field(ge=1)
+
+
+class MetricBound(Strict):
+    metric: str
+    value: float
+
+
+class MetricValue(Strict):
+    metric: str
+    value: str | float | int | bool
+
+
+class Plateau(Strict):
+    """A lower-is-better metric improved by less than `min_improvement` (relative) per run,
+    for `cycles` runs in a row."""
+
+    metric: str
+    cycles: int = Field(default=2, ge=1)
+    min_improvement: float = Field(default=0.005, ge=0)
+
+
+Condition.model_rebuild()
+
+
+class Transition(Strict):
+    to: str
+    when: Condition
+
+
+class Phase(Strict):
+    description: str = ""
+    programs: list[str] = Field(min_length=1)
+    transitions: list[Transition] = Field(default_factory=list)
+
+
+class Workflow(Strict):
+    """Phases, the programs valid in each, and when to move from one to the next."""
+
+    description: str = ""
+    start: str
+    phases: dict[str, Phase] = Field(min_length=1)
+
+
+class FileCategory(Strict):
+    """A kind of file, recognised by extension and (optionally) by words in its name."""
+
+    description: str = ""
+    extensions: list[str] = Field(min_length=1)
+    name_patterns: list[str] = Field(
+        default_factory=list, description="At least one must match (word-boundary)."
+    )
+    exclude_patterns: list[str] = Field(
+        default_factory=list, description="None may match (word-boundary)."
+    )
+
+    _dotted = field_validator("extensions")(classmethod(lambda cls, v: dotted_extensions(v)))
+
+
+class FileCategoriesFile(Strict):
+    """`file_categories.yaml`."""
+
+    categories: dict[str, FileCategory] = Field(min_length=1)
+
+
+class QualityMetric(Strict):
+    """The metric that ranks output files of the same category (best files)."""
+
+    metric: str
+    lower_is_better: bool = True
+
+
+class ProgramsFile(Strict):
+    """`programs.yaml`."""
+
+    quality_metric: QualityMetric | None = None
+    failure_markers: list[str] = Field(
+        default_factory=list,
+        description="Terminal phrases that mark a run as failed even with exit code 0.",
+    )
+    programs: dict[str, Program] = Field(min_length=1)
+
+
+class WorkflowsFile(Strict):
+    """`workflows.yaml`."""
+
+    default: str | None = None
+    workflows: dict[str, Workflow] = Field(min_length=1)
+
+
+class Pack(Strict):
+    """A loaded, cross-checked knowledge pack."""
+
+    name: str
+    directory: str
+    quality_metric: QualityMetric | None = None
+    failure_markers: list[str]
+    programs: dict[str, Program]
+    workflows: dict[str, Workflow]
+    default_workflow: str
+    file_categories: dict[str, FileCategory] = Field(default_factory=dict)
+
+    def workflow(self, name: str | None = None) -> Workflow:
+        return self.workflows[name or self.default_workflow]

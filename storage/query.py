@@ -1,0 +1,159 @@
+"""DuckDB over everything we store: each Parquet dataset and each LanceDB table is a view.
+
+An empty dataset still gets a (typed, empty) view, so a query written before the first
+run fails only if its SQL is wrong, not because nothing has happened yet. LanceDB tables
+are handed to DuckDB as Lance datasets through Arrow (DuckDB's own `lance` extension
+cannot be installed offline); DuckDB pushes column projection down, so a query that
+does not select `vector` never reads the vectors. `corpus_chunks` unions every corpus
+with a `corpus` column. Named reports are SQL files in `reports/` with `$name`
+parameters.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from agentcycle.errors import UserError
+from agentcycle.storage.datasets import SCHEMAS, has_files, parquet_glob
+from agentcycle.storage.tables import connect as lancedb_connect
+from agentcycle.storage.tables import lancedb_dir, table_names, view_name
+
+REPORTS_DIR = Path(__file__).resolve().parent / "reports"
+FORMATS = ("table", "csv", "json")
+CORPUS_PREFIX = "corpus_"  # kept in step with storage.corpus.TABLE_PREFIX (tested)
+_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_CORPUS_COLUMNS = ("chunk_id", "source", "file", "file_hash", "heading", "ordinal",
+                   "start_char", "end_char", "text", "chunk_hash", "ingested_at")
+
+
+class QueryError(UserError):
+    """DuckDB rejected the SQL; the message is DuckDB's own."""
+
+
+def _register_lancedb(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """One view per LanceDB table (plus the corpus union); returns the corpus names."""
+    if not lancedb_dir().exists():
+        return []
+    db = lancedb_connect()
+    corpora = []
+    for name in table_names(db):
+        view = view_name(name)
+        con.register(f"_lance_{view}", db.open_table(name).to_lance())
+        con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM "_lance_{view}"')
+        if name.startswith(CORPUS_PREFIX):
+            corpora.append(name.removeprefix(CORPUS_PREFIX))
+    columns = ", ".join(f'"{c}"' for c in _CORPUS_COLUMNS)
+    union = " UNION ALL ".join(
+        f"SELECT '{c}' AS corpus, {columns} FROM \"{view_name(CORPUS_PREFIX + c)}\""
+        for c in corpora
+    ) or (f"SELECT NULL::VARCHAR AS corpus, {', '.join(f'NULL AS {c}' for c in _CORPUS_COLUMNS)}"
+          " WHERE false")
+    con.execute(f"CREATE VIEW corpus_chunks AS {union}")
+    return corpora
+
+
+def connect(root: Path | None = None, lancedb: bool = True) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with one view per dataset and LanceDB table."""
+    con = duckdb.connect()
+    for name, schema in SCHEMAS.items():
+        if has_files(name, root):
+            glob = parquet_glob(name, root).replace("'", "''")
+            con.execute(
+                f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{glob}', "
+                "hive_partitioning = true, union_by_name = true)"
+            )
+        else:
+            con.register(f"_{name}_empty", pa.Table.from_pylist([], schema=schema))
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM _{name}_empty")
+    if lancedb:
+        _register_lancedb(con)
+    return con
+
+
+def run_query(sql: str, root: Path | None = None,
+              parameters: dict[str, Any] | None = None) -> pa.Table:
+    """Run SQL over the datasets and tables; DuckDB's own message on error."""
+    con = connect(root)
+    try:
+        relation = con.sql(sql, params=parameters or None)
+        return pa.table({}) if relation is None else relation.to_arrow_table()
+    except duckdb.Error as exc:
+        first_line = str(exc).strip().splitlines()[0]
+        raise QueryError(f"query failed: {first_line}") from None
+    finally:
+        con.close()
+
+
+# --------------------------------------------------------------------------- reports
+
+def report_names() -> list[str]:
+    return sorted(p.stem for p in REPORTS_DIR.glob("*.sql"))
+
+
+def report_sql(name: str) -> str:
+    path = REPORTS_DIR / f"{name}.sql"
+    if not path.is_file():
+        raise UserError(f"report {name!r}: unknown; known reports: {', '.join(report_names())}")
+    return path.read_text()
+
+
+def report_parameters(sql: str) -> list[str]:
+    """The `$name` parameters a report's SQL uses (each defaults to NULL = no filter)."""
+    return sorted(set(_PARAMETER.findall(sql)))
+
+
+def run_report(name: str, root: Path | None = None, **values: Any) -> pa.Table:
+    """Run a named report; unknown parameters are refused, missing ones are NULL."""
+    sql = report_sql(name)
+    wanted = report_parameters(sql)
+    unknown = sorted(k for k, v in values.items() if v is not None and k not in wanted)
+    if unknown:
+        raise UserError(f"report {name!r} takes no {', '.join('--' + u for u in unknown)} "
+                        f"(it takes: {', '.join('--' + w for w in wanted) or 'nothing'})")
+    return run_query(sql, root, {k: values.get(k) for k in wanted} or None)
+
+
+# --------------------------------------------------------------------------- formatting
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list | dict):
+        return json.dumps(value, default=str)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def format_table(table: pa.Table, fmt: str = "table", max_cell: int = 80) -> str:
+    """A result as text: an aligned table, CSV (nested values as JSON) or JSON rows."""
+    if fmt not in FORMATS:
+        raise UserError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    rows = table.to_pylist()
+    if fmt == "json":
+        return json.dumps(rows, default=str, indent=1)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(table.column_names)
+        writer.writerows([_cell(row[c]) for c in table.column_names] for row in rows)
+        return buffer.getvalue()
+    if not table.column_names:
+        return "(no result)"
+    cells = [[_cell(row[c]).replace("\n", " ")[:max_cell] for c in table.column_names]
+             for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells])
+              for i, c in enumerate(table.column_names)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(table.column_names, widths, strict=True)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in cells]
+    lines.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,111 @@
+"""Prefect tasks of one agent cycle: decide, run_program, parse_log, record.
+
+Each is a few lines around a plain function in `agent/` or `storage/`; retries,
+caching and run names live here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from agentcycle.agent.execution import ExecutionResult
+from agentcycle.agent.graph import Decision
+from agentcycle.agent.logparse import ParsedLog
+from agentcycle.agent.session import (
+    decide_next,
+    execute,
+    finish_cycle,
+    make_record,
+    parse_run_log,
+)
+from agentcycle.agent.state import CycleRecord, SessionState
+from agentcycle.knowledge import load_pack
+from agentcycle.storage.datasets import append_rows
+from agentcycle.tasks.rows import cycle_rows, event_rows, metric_rows
+from prefect import task
+from prefect.artifacts import create_table_artifact
+from prefect.context import TaskRunContext
+
+
+class TransientProgramError(RuntimeError):
+    """A failed run whose log shows a failure the pack marks as transient: worth a retry."""
+
+    def __init__(self, message: str, result: ExecutionResult):
+        super().__init__(message)
+        self.result = result
+
+
+@task(name="decide")
+def decide_task(session_dir: str) -> tuple[SessionState, Decision]:
+    return decide_next(Path(session_dir))
+
+
+def _retry_only_transient(task: Any, task_run: Any, state: Any) -> bool:
+    try:
+        state.result()
+    except TransientProgramError:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+@task(
+    name="run_program", retries=2, retry_delay_seconds=2, retry_condition_fn=_retry_only_transient
+)
+def run_program_task(
+    session_dir: str, cycle: int, decision: Decision, pack_ref: str
+) -> ExecutionResult:
+    """Run the program; a failure the pack marks transient raises so Prefect retries it."""
+    program = load_pack(pack_ref).programs[decision.program]
+    result = execute(Path(session_dir), cycle, decision, program.timeout)
+    if result.exit_code != 0 and program.transient_errors:
+        text = result.log_path.read_text(encoding="utf-8", errors="replace")
+        hit = next((p for p in program.transient_errors if p in text), None)
+        if hit:
+            raise TransientProgramError(f"{decision.program}: transient failure ({hit!r})", result)
+    return result
+
+
+def _log_hash_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    """Cache parse_log on the log's content, the program, its exit code and the pack's YAML."""
+    digest = hashlib.sha256(Path(parameters["log_path"]).read_bytes())
+    pack = load_pack(parameters["pack_ref"])
+    digest.update(pack.programs[parameters["program"]].model_dump_json().encode())
+    digest.update(
+        repr((parameters["program"], parameters["exit_code"], pack.failure_markers)).encode()
+    )
+    return f"parse_log-{digest.hexdigest()}"
+
+
+@task(name="parse_log", cache_key_fn=_log_hash_key, persist_result=True)
+def parse_log_task(log_path: str, program: str, pack_ref: str, exit_code: int) -> ParsedLog:
+    return parse_run_log(Path(log_path), program, load_pack(pack_ref), exit_code)
+
+
+@task(name="record")
+def record_task(
+    session_dir: str,
+    state: SessionState,
+    decision: Decision,
+    result: ExecutionResult | None,
+    parsed: ParsedLog | None,
+    started_at: str,
+) -> CycleRecord:
+    """Write the finished cycle: session.json first (the truth), then Parquet rows, then the UI."""
+    pack = load_pack(state.pack)
+    cycle = state.next_cycle
+    record = make_record(Path(session_dir), cycle, decision, result, parsed, pack, started_at)
+    finish_cycle(Path(session_dir), state, record, pack, stop=decision.stop)
+    append_rows("cycles", cycle_rows(state, record))
+    append_rows("metrics", metric_rows(state, record))
+    append_rows("events", event_rows(state.session_id, cycle, decision.events))
+    create_table_artifact(
+        table=[{"metric": k, "value": v} for k, v in record.metrics.items()]
+        or [{"metric": "(none)", "value": record.failure_reason or record.reason}],
+        description=f"Cycle {cycle}: {record.program} "
+        f"({'failed: ' + str(record.failure_reason) if record.failed else 'ok'})",
+    )
+    return record

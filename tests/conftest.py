@@ -1,0 +1,54 @@
+"""Shared fixtures: one real local Prefect server for the whole test session.
+
+The agentcycle home (Parquet datasets, Prefect's SQLite database) lives in a temporary
+directory, so tests never touch a user's `.agentcycle/`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+PROJECT_ROOT = TESTS_DIR.parent
+SHARED = PROJECT_ROOT.parent / "shared"
+TOY_PACK = TESTS_DIR / "packs" / "toy"
+
+_HOME = Path(tempfile.mkdtemp(prefix="agentcycle-test-home-"))
+os.environ["AGENTCYCLE_HOME"] = str(_HOME)
+os.environ.pop("PREFECT_API_URL", None)  # the session's own server, never a user's
+
+
+@pytest.fixture(scope="session")
+def prefect_api() -> Iterator[str]:
+    """A real Prefect server started through agentcycle's own server code, shared by all tests."""
+    from agentcycle.flows.server import ensure_prefect_api, stop_server
+
+    url = ensure_prefect_api()
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings({PREFECT_API_URL: url}):
+        yield url
+    stop_server()
+    shutil.rmtree(_HOME, ignore_errors=True)
+
+
+@pytest.fixture
+def toy_inputs(tmp_path: Path) -> Path:
+    """Input folder for the toy pack: data with resolution 1.8, a model with R-free 0.40."""
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "data.dat").write_text("1.8\n")
+    (folder / "start.model").write_text("0.40\n")
+    return folder
+
+
+def cli_command(*args: str) -> list[str]:
+    """argv for the installed CLI in this interpreter's environment."""
+    return [sys.executable, "-m", "agentcycle.flows.cli", *args]

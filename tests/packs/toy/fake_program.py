@@ -1,0 +1,32 @@
+"""A stand-in program for tests of the agent machinery (not of any science)."""
+
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0]
+    if command == "inspect":
+        text = Path(argv[1]).read_text()
+        print(f"resolution: {text.split()[0]}")
+        return 0
+    if command == "refine":
+        model, _data, out = argv[1:4]
+        if "--sleep" in argv:
+            time.sleep(float(argv[argv.index("--sleep") + 1]))
+        r_free = float(Path(model).read_text().split()[0])
+        new = round(r_free * 0.8, 4)
+        for step in range(3):
+            print(f"cycle {step} R-free: {r_free + (new - r_free) * (step + 1) / 3:.4f}")
+        Path(out).write_text(f"{new}\n")
+        return 0
+    if command == "validate":
+        print("outliers: 2")
+        return 0
+    print(f"FAILED: unknown command {command}")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
