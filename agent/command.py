@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agentcycle.agent.files import categorise, with_extension
 from agentcycle.agent.probes import PROBES
+from agentcycle.agent.workflow import History, holds
 from agentcycle.knowledge.schema import PLACEHOLDER, FileCategory, InputSlot, Program
 
 
@@ -132,13 +133,17 @@ def build_command(
     cycle: int,
     pack_dir: str,
     environ: Mapping[str, str] | None = None,
+    history: History | None = None,
 ) -> BuiltCommand:
-    """Fill the template. A group with an unfilled optional value is dropped whole."""
+    """Fill the template. A group with an unfilled optional value, or whose `when`
+    condition does not hold on the history, is dropped whole."""
     values, files, missing = resolve_values(program_name, program, pool, cycle, pack_dir, environ)
+    history = history or History(())
     argv: list[str] = []
-    for item in program.command:
-        group = [item] if isinstance(item, str) else item
-        filled = [_fill(token, values) for token in group]
+    for item, group in zip(program.command, program.groups(), strict=True):
+        if group.when is not None and not holds(group.when, history):
+            continue
+        filled = [_fill(token, values) for token in group.args]
         if all(token is not None for token in filled):
             argv.extend(token for token in filled if token is not None)
         elif isinstance(item, str):

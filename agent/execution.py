@@ -7,8 +7,10 @@ the agent can take down everything the program spawned, not just its first proce
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -44,6 +46,18 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
             return
 
 
+def resolve_executable(name: str) -> str:
+    """Find a program on PATH or beside the running interpreter.
+
+    Programs installed with agentcycle (mmtbx.xtriage, servalcat, gemmi …) live in the
+    virtual environment's bin/, which is not on PATH unless the venv is activated.
+    """
+    if os.sep in name:
+        return name
+    search = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return shutil.which(name, path=search) or name
+
+
 def run_argv(
     argv: list[str],
     cwd: Path,
@@ -64,8 +78,8 @@ def run_argv(
     timed_out = False
     with open(log_path, "wb") as log:
         try:
-            process = subprocess.Popen(
-                argv,
+            process = subprocess.Popen(  # argv list, never a shell
+                [resolve_executable(argv[0]), *argv[1:]],
                 cwd=cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=log,

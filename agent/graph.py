@@ -114,6 +114,7 @@ def build(state: DecisionState) -> dict[str, Any]:
         state["cycle"],
         pack.directory,
         state["environ"],
+        History(tuple(state["cycles"])),
     )
     return {
         "built": built,
@@ -141,12 +142,15 @@ def validation_problem(state: DecisionState) -> str | None:
             return f"{chosen}: input file vanished: {path}"
     signature = command_signature(built.argv, chosen, state["cycle"])
     for record in state["cycles"]:
-        if (
-            record.program == chosen
-            and record.succeeded
-            and command_signature(record.argv, record.program, record.cycle) == signature
-        ):
+        if record.program != chosen:
+            continue
+        if command_signature(record.argv, record.program, record.cycle) != signature:
+            continue
+        if record.succeeded:
             return f"{chosen}: duplicate of cycle {record.cycle}"
+        # Rerunning a command that failed cannot help; transient failures were
+        # already retried by the executor.
+        return f"{chosen}: the same command failed in cycle {record.cycle} ({record.failure_reason})"
     return None
 
 

@@ -67,12 +67,18 @@ class Parameter(Strict):
 
 
 class CommandGroup(Strict):
-    """Tokens that appear together or not at all (a flag and its value)."""
+    """Tokens that appear together or not at all (a flag and its value).
+
+    Written as a plain list in YAML when it only depends on its values being known;
+    as `{args: [...], when: CONDITION}` when the history decides (e.g. `--twin` once
+    data analysis has reported twinning).
+    """
 
     args: list[str] = Field(min_length=1)
+    when: Condition | None = None
 
 
-CommandItem = str | list[str]
+CommandItem = str | list[str] | CommandGroup
 
 
 class OutputSpec(Strict):
@@ -150,6 +156,14 @@ class Program(Strict):
                 raise ValueError("an argument group must not be empty")
         return value
 
+    def groups(self) -> list[CommandGroup]:
+        """The template as groups; a bare token is a group of one that must be filled."""
+        return [
+            item if isinstance(item, CommandGroup) else CommandGroup(args=[item])
+            if isinstance(item, str) else CommandGroup(args=item)
+            for item in self.command
+        ]
+
     @model_validator(mode="after")
     def _placeholders_known(self) -> Program:
         known = set(self.inputs) | set(self.parameters) | BUILTIN_VALUES
@@ -169,10 +183,7 @@ class Program(Strict):
 
     def tokens(self) -> list[str]:
         """Every literal token of the command template, groups flattened."""
-        flat: list[str] = []
-        for item in self.command:
-            flat.extend([item] if isinstance(item, str) else item)
-        return flat
+        return [token for group in self.groups() for token in group.args]
 
 
 class Condition(Strict):
@@ -240,6 +251,8 @@ class Plateau(Strict):
 
 
 Condition.model_rebuild()
+CommandGroup.model_rebuild()
+Program.model_rebuild()
 
 
 class Transition(Strict):

@@ -145,3 +145,12 @@ def test_plateau_condition(pack) -> None:
 def test_condition_needs_exactly_one_key() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         Condition.model_validate({"done": "a", "not_done": "b"})
+
+
+def test_a_failed_command_is_not_repeated(pack, tmp_path: Path) -> None:
+    first = run(pack, tmp_path, [])
+    failed = CycleRecord(cycle=1, program="inspect", argv=first.argv, failed=True,
+                         failure_reason="exit code 1")
+    decision = run(pack, tmp_path, [failed])
+    assert decision.stop
+    assert "the same command failed in cycle 1" in decision.reason
