@@ -51,6 +51,7 @@ def create_session(
     session_dir: Path,
     goal: str = "",
     max_cycles: int = 20,
+    session_id: str | None = None,
 ) -> SessionState:
     """Check the request, copy the inputs in, write the first session.json.
 
@@ -71,7 +72,7 @@ def create_session(
     for source in inputs:
         shutil.copy2(source, staging / INPUTS_DIR / source.name)
     state = SessionState(
-        session_id=new_session_id(pack.name),
+        session_id=session_id or new_session_id(pack.name),
         pack=pack_ref,
         workflow=pack.default_workflow,
         input_dir=str(input_dir.resolve()),

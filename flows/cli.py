@@ -83,8 +83,9 @@ def run(
     if max_cycles < 1:
         raise UserError(f"--max-cycles: must be at least 1 (got {max_cycles})")
     loaded = load_pack(pack)
-    session_dir = (session or sessions_dir() / new_session_id(loaded.name)).resolve()
-    create_session(loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles)
+    session_id = new_session_id(loaded.name)
+    session_dir = (session or sessions_dir() / session_id).resolve()
+    create_session(loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles, session_id)
     _run_session(session_dir)
 
 

@@ -222,3 +222,13 @@ def test_help_does_not_import_heavy_libraries() -> None:
     )
     done = subprocess.run([cli_command()[0], "-c", probe], capture_output=True, text=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_default_session_directory_is_named_by_the_session_id(
+    prefect_api: str, toy_inputs: Path
+) -> None:
+    done = run_cli(prefect_api, "run", str(TOY_PACK), str(toy_inputs), "--max-cycles", "1")
+    assert done.returncode == 0, done.stderr
+    session = Path(done.stdout.strip().splitlines()[-1].removeprefix("session: "))
+    assert session.parent == Path(os.environ["AGENTCYCLE_HOME"]).resolve() / "sessions"
+    assert load_session(session).session_id == session.name
