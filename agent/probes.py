@@ -21,7 +21,7 @@ def mtz_amplitude_labels(path: Path | None) -> str | None:
     try:
         import gemmi
 
-        mtz = gemmi.read_mtz_file(str(path))
+        mtz = gemmi.read_mtz_file(str(path), with_data=False)  # the header is enough
     except (ImportError, RuntimeError, ValueError, OSError):
         return None
     columns = list(mtz.columns)

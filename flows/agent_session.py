@@ -42,23 +42,23 @@ def agent_cycle(session_dir: str, cycle: int, label: str) -> bool:
     """One decision and, unless it is STOP, one program run. Returns True when the session ended."""
     logger = get_run_logger()
     started_at = utc_now()
-    state, decision = decide_task(session_dir)
-    if state.next_cycle != cycle:
-        raise RuntimeError(f"session is at cycle {state.next_cycle}, flow asked for {cycle}")
+    next_cycle, pack_ref, decision = decide_task(session_dir)
+    if next_cycle != cycle:
+        raise RuntimeError(f"session is at cycle {next_cycle}, flow asked for {cycle}")
     _rename_current_flow_run(f"{label}-cycle-{cycle:02d}-{decision.program}")
     logger.info("cycle %d: %s (%s)", cycle, decision.program, decision.reason)
     result = parsed = None
     if not decision.stop:
         run = run_program_task.with_options(task_run_name=f"run-{decision.program}-c{cycle:02d}")
-        run_state = run(session_dir, cycle, decision, state.pack, return_state=True)
+        run_state = run(session_dir, cycle, decision, pack_ref, return_state=True)
         try:
             result = run_state.result()
         except TransientProgramError as exc:  # retries exhausted: record the failed run
             result = exc.result
         parsed = parse_log_task.with_options(
             task_run_name=f"parse-{decision.program}-c{cycle:02d}"
-        )(str(result.log_path), decision.program, state.pack, result.exit_code)
-    record = record_task(session_dir, state, decision, result, parsed, started_at)
+        )(str(result.log_path), decision.program, pack_ref, result.exit_code)
+    record = record_task(session_dir, decision, result, parsed, started_at)
     if record.failed:
         logger.warning("cycle %d: %s failed: %s", cycle, record.program, record.failure_reason)
     elif record.metrics:

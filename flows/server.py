@@ -27,6 +27,10 @@ from agentcycle.errors import UserError
 
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 90.0
+OWN_SERVER_CLIENT_SETTINGS = {
+    "PREFECT_CLIENT_SERVER_VERSION_CHECK_ENABLED": "false",
+    "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED": "false",
+}
 
 
 @dataclass(frozen=True)
@@ -187,4 +191,9 @@ def ensure_prefect_api() -> str:
         return os.environ["PREFECT_API_URL"]
     info = start_server()
     os.environ["PREFECT_API_URL"] = info.url
+    # Our own server runs this very Prefect version without CSRF protection, so the
+    # per-client version handshake and CSRF token fetch are round trips for nothing;
+    # a subflow creates several clients per cycle.
+    for key, value in OWN_SERVER_CLIENT_SETTINGS.items():
+        os.environ.setdefault(key, value)
     return info.url

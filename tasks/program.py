@@ -20,7 +20,7 @@ from agentcycle.agent.session import (
     make_record,
     parse_run_log,
 )
-from agentcycle.agent.state import CycleRecord, SessionState
+from agentcycle.agent.state import CycleRecord, load_session
 from agentcycle.knowledge import load_pack
 from agentcycle.storage.datasets import append_rows
 from agentcycle.tasks.rows import cycle_rows, event_rows, metric_rows
@@ -38,8 +38,14 @@ class TransientProgramError(RuntimeError):
 
 
 @task(name="decide")
-def decide_task(session_dir: str) -> tuple[SessionState, Decision]:
-    return decide_next(Path(session_dir))
+def decide_task(session_dir: str) -> tuple[int, str, Decision]:
+    """The next cycle's number, the session's pack and the graph's decision.
+
+    Tasks exchange small values, not the session state: Prefect walks every parameter
+    looking for futures, and the whole history would cost that walk every cycle.
+    """
+    state, decision = decide_next(Path(session_dir))
+    return state.next_cycle, state.pack, decision
 
 
 def _retry_only_transient(task: Any, task_run: Any, state: Any) -> bool:
@@ -88,17 +94,18 @@ def parse_log_task(log_path: str, program: str, pack_ref: str, exit_code: int) -
 @task(name="record")
 def record_task(
     session_dir: str,
-    state: SessionState,
     decision: Decision,
     result: ExecutionResult | None,
     parsed: ParsedLog | None,
     started_at: str,
 ) -> CycleRecord:
     """Write the finished cycle: session.json first (the truth), then Parquet rows, then the UI."""
+    directory = Path(session_dir)
+    state = load_session(directory)
     pack = load_pack(state.pack)
     cycle = state.next_cycle
-    record = make_record(Path(session_dir), cycle, decision, result, parsed, pack, started_at)
-    finish_cycle(Path(session_dir), state, record, pack, stop=decision.stop)
+    record = make_record(directory, cycle, decision, result, parsed, pack, started_at)
+    finish_cycle(directory, state, record, pack, stop=decision.stop)
     append_rows("cycles", cycle_rows(state, record))
     append_rows("metrics", metric_rows(state, record))
     append_rows("events", event_rows(state.session_id, cycle, decision.events))
