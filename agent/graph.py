@@ -15,11 +15,12 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
+from langgraph.graph import END, START, StateGraph
+
 from agentcycle.agent.command import BuiltCommand, FilePool, build_command
 from agentcycle.agent.state import CycleRecord
 from agentcycle.agent.workflow import History, valid_programs
 from agentcycle.knowledge.schema import STOP, Pack
-from langgraph.graph import END, START, StateGraph
 
 MAX_ATTEMPTS = 3
 
@@ -150,7 +151,9 @@ def validation_problem(state: DecisionState) -> str | None:
             return f"{chosen}: duplicate of cycle {record.cycle}"
         # Rerunning a command that failed cannot help; transient failures were
         # already retried by the executor.
-        return f"{chosen}: the same command failed in cycle {record.cycle} ({record.failure_reason})"
+        return (
+            f"{chosen}: the same command failed in cycle {record.cycle} ({record.failure_reason})"
+        )
     return None
 
 

@@ -29,9 +29,8 @@ from agentcycle.agent.state import (
     utc_now,
     write_atomic,
 )
-from agentcycle.knowledge import Pack, load_pack
-
 from agentcycle.errors import UserError
+from agentcycle.knowledge import Pack, load_pack
 
 INPUTS_DIR = "inputs"
 RUNNING_FILE = ".running.json"

@@ -17,9 +17,8 @@ from pathlib import Path
 
 from agentcycle.agent.graph import decide
 from agentcycle.agent.state import CycleRecord
-from agentcycle.knowledge import load_pack
-
 from agentcycle.demo_data import prepare_demo_data
+from agentcycle.knowledge import load_pack
 
 
 def make_files(folder: Path, count: int) -> list[Path]:
@@ -37,15 +36,27 @@ def make_files(folder: Path, count: int) -> list[Path]:
 
 def make_history(count: int) -> list[CycleRecord]:
     history = [
-        CycleRecord(cycle=1, program="xtriage", argv=["mmtbx.xtriage", "d.mtz"],
-                    metrics={"resolution": 1.5}),
-        CycleRecord(cycle=2, program="model_vs_data", argv=["mmtbx.model_vs_data", "m", "d"],
-                    metrics={"r_free": 0.36}),
+        CycleRecord(
+            cycle=1, program="xtriage", argv=["mmtbx.xtriage", "d.mtz"], metrics={"resolution": 1.5}
+        ),
+        CycleRecord(
+            cycle=2,
+            program="model_vs_data",
+            argv=["mmtbx.model_vs_data", "m", "d"],
+            metrics={"r_free": 0.36},
+        ),
     ]
     for cycle in range(3, count + 1):
         # Failed refinements keep the session in the refine phase for all 50 cycles.
-        history.append(CycleRecord(cycle=cycle, program="refine", failed=True,
-                                   argv=["servalcat", str(cycle)], failure_reason="exit code 1"))
+        history.append(
+            CycleRecord(
+                cycle=cycle,
+                program="refine",
+                failed=True,
+                argv=["servalcat", str(cycle)],
+                failure_reason="exit code 1",
+            )
+        )
     return history
 
 

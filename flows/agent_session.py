@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from prefect import flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact
+from prefect.client.orchestration import get_client
+from prefect.runtime import flow_run
+from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
 from agentcycle.agent.session import reap_orphans
 from agentcycle.agent.state import load_session, utc_now, write_atomic
 from agentcycle.flows.summary import session_markdown
@@ -18,11 +24,6 @@ from agentcycle.tasks.program import (
     record_task,
     run_program_task,
 )
-from prefect import flow, get_run_logger
-from prefect.artifacts import create_markdown_artifact
-from prefect.client.orchestration import get_client
-from prefect.runtime import flow_run
-from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
 
 def _rename_current_flow_run(name: str) -> None:

@@ -76,9 +76,8 @@ def run(
 ) -> None:
     """Start a session: the agent picks, runs and judges programs until it decides STOP."""
     from agentcycle.agent.session import create_session, new_session_id
-    from agentcycle.knowledge import load_pack
-
     from agentcycle.config import sessions_dir
+    from agentcycle.knowledge import load_pack
 
     if max_cycles < 1:
         raise UserError(f"--max-cycles: must be at least 1 (got {max_cycles})")
@@ -156,6 +155,17 @@ def knowledge_validate(
         f"{loaded.name}: ok ({len(loaded.programs)} programs, "
         f"{len(loaded.workflows)} workflows, {len(loaded.file_categories)} file categories)"
     )
+
+
+@knowledge_app.command("schema")
+def knowledge_schema(
+    out_dir: Annotated[Path | None, typer.Argument(help="Where to write the schemas.")] = None,
+) -> None:
+    """Export JSON Schemas of programs.yaml, workflows.yaml and file_categories.yaml."""
+    from agentcycle.knowledge.json_schema import SCHEMAS_DIR, write_schemas
+
+    for path in write_schemas(out_dir or SCHEMAS_DIR):
+        typer.echo(str(path))
 
 
 @server_app.command("start")

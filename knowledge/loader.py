@@ -14,16 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import BaseModel, ValidationError
+
+from agentcycle.errors import UserError
 from agentcycle.knowledge.schema import (
     STOP,
+    FieldProblem,
     FileCategoriesFile,
     Pack,
     ProgramsFile,
     WorkflowsFile,
 )
-from pydantic import BaseModel, ValidationError
-
-from agentcycle.errors import UserError
 
 PACKS_DIR = Path(__file__).resolve().parent / "packs"
 
@@ -132,6 +133,9 @@ def validate_document(doc: YamlDocument, model: type[BaseModel]) -> BaseModel:
         for error in exc.errors():
             # Drop pydantic's union-branch markers ('str', 'list[str]') from the location.
             loc = tuple(part for part in error["loc"] if not _is_type_tag(part))
+            cause = (error.get("ctx") or {}).get("error")
+            if isinstance(cause, FieldProblem):
+                loc = (*loc, *cause.path)
             problems.append(doc.problem(loc, _describe(error)))
         raise PackError(sorted(set(problems), key=problems.index)) from None
 

@@ -22,6 +22,18 @@ BUILTIN_VALUES = frozenset({"cycle", "prefix", "program", "pack_dir"})
 and the pack's own directory (for helper scripts shipped with a pack)."""
 
 
+class FieldProblem(ValueError):
+    """A cross-field check's error that knows which sub-field is wrong.
+
+    Model validators only get the model's location from pydantic; the loader appends
+    `path` so the error points at the exact line the user has to edit.
+    """
+
+    def __init__(self, path: tuple[str | int, ...], message: str):
+        super().__init__(message)
+        self.path = path
+
+
 def dotted_extensions(value: list[str]) -> list[str]:
     """Extensions are compared lower-case and must carry their dot, as Path.suffix gives them."""
     for ext in value:
@@ -159,25 +171,31 @@ class Program(Strict):
     def groups(self) -> list[CommandGroup]:
         """The template as groups; a bare token is a group of one that must be filled."""
         return [
-            item if isinstance(item, CommandGroup) else CommandGroup(args=[item])
-            if isinstance(item, str) else CommandGroup(args=item)
+            item
+            if isinstance(item, CommandGroup)
+            else CommandGroup(args=[item])
+            if isinstance(item, str)
+            else CommandGroup(args=item)
             for item in self.command
         ]
 
     @model_validator(mode="after")
     def _placeholders_known(self) -> Program:
         known = set(self.inputs) | set(self.parameters) | BUILTIN_VALUES
-        for token in self.tokens():
-            for name in PLACEHOLDER.findall(token):
-                if name not in known:
-                    raise ValueError(
-                        f"command token {token!r} uses {{{name}}}, which is neither an input, "
-                        f"a parameter nor one of {sorted(BUILTIN_VALUES)}"
-                    )
+        for index, group in enumerate(self.groups()):
+            for token in group.args:
+                for name in PLACEHOLDER.findall(token):
+                    if name not in known:
+                        raise FieldProblem(
+                            ("command", index),
+                            f"token {token!r} uses {{{name}}}, which is neither an input, "
+                            f"a parameter nor one of {sorted(BUILTIN_VALUES)}",
+                        )
         for name, param in self.parameters.items():
             if param.derive and param.derive.input and param.derive.input not in self.inputs:
-                raise ValueError(
-                    f"parameter {name!r} derives from unknown input {param.derive.input!r}"
+                raise FieldProblem(
+                    ("parameters", name, "derive", "input"),
+                    f"unknown input {param.derive.input!r}",
                 )
         return self
 

@@ -10,6 +10,10 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from prefect import task
+from prefect.artifacts import create_table_artifact
+from prefect.context import TaskRunContext
+
 from agentcycle.agent.execution import ExecutionResult
 from agentcycle.agent.graph import Decision
 from agentcycle.agent.logparse import ParsedLog
@@ -24,9 +28,6 @@ from agentcycle.agent.state import CycleRecord, load_session
 from agentcycle.knowledge import load_pack
 from agentcycle.storage.datasets import append_rows
 from agentcycle.tasks.rows import cycle_rows, event_rows, metric_rows
-from prefect import task
-from prefect.artifacts import create_table_artifact
-from prefect.context import TaskRunContext
 
 
 class TransientProgramError(RuntimeError):

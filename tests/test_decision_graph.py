@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import TOY_PACK
+
 from agentcycle.agent.graph import decide
 from agentcycle.agent.state import CycleRecord
 from agentcycle.agent.workflow import History, current_phase
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.schema import Condition
-from conftest import TOY_PACK
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +150,9 @@ def test_condition_needs_exactly_one_key() -> None:
 
 def test_a_failed_command_is_not_repeated(pack, tmp_path: Path) -> None:
     first = run(pack, tmp_path, [])
-    failed = CycleRecord(cycle=1, program="inspect", argv=first.argv, failed=True,
-                         failure_reason="exit code 1")
+    failed = CycleRecord(
+        cycle=1, program="inspect", argv=first.argv, failed=True, failure_reason="exit code 1"
+    )
     decision = run(pack, tmp_path, [failed])
     assert decision.stop
     assert "the same command failed in cycle 1" in decision.reason

@@ -7,8 +7,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from agentcycle.knowledge import PackError, load_pack
 from conftest import TOY_PACK, cli_command
+
+from agentcycle.knowledge import PackError, load_pack
+from agentcycle.knowledge.loader import PACKS_DIR as PACKS
 
 
 def broken_copy(tmp_path: Path, filename: str, old: str, new: str) -> Path:
@@ -96,6 +98,83 @@ BROKEN = [
         "{to: refin",
         "unknown phase 'refin'",
     ),
+    (
+        "workflows.yaml",
+        "start: analyse",
+        "start: analyze",
+        "start: analyze",
+        "workflows.main.start: unknown phase 'analyze'",
+    ),
+    (
+        "programs.yaml",
+        "type: int",
+        "type: integer",
+        "type: integer",
+        "programs.validate.log_parsing.outliers.type: Input should be",
+    ),
+    (
+        "programs.yaml",
+        "extract: last}",
+        "extract: final}",
+        "extract: final}",
+        "programs.refine.log_parsing.r_free.extract: Input should be 'first' or 'last'",
+    ),
+    (
+        "programs.yaml",
+        'command: [python3, "{pack_dir}/fake_program.py", inspect, "{data}"]',
+        'command: [python3, "{pack_dir}/fake_program.py", inspect, "{dta}"]',
+        "{dta}",
+        "uses {dta}, which is neither an input",
+    ),
+    (
+        "programs.yaml",
+        "strategy: count",
+        "strategy: many",
+        "strategy: many",
+        "programs.refine.done_tracking.strategy: Input should be",
+    ),
+    (
+        "workflows.yaml",
+        "{done: inspect}",
+        "{done: inspect, not_done: refine}",
+        "{done: inspect, not_done: refine}",
+        "a condition needs exactly one of",
+    ),
+    (
+        "programs.yaml",
+        "timeout: 60",
+        "timeout: -5",
+        "timeout: -5",
+        "programs.refine.timeout: Input should be greater than 0",
+    ),
+    (
+        "file_categories.yaml",
+        "model: {extensions: [.model]}",
+        "model: {extension: [.model]}",
+        "model: {extension",
+        "categories.model.extension: unknown field",
+    ),
+    (
+        "programs.yaml",
+        '      - {pattern: "*.model", category: model}',
+        '      - {pattern: "*.model", category: modle}',
+        "category: modle",
+        "unknown file category 'modle'",
+    ),
+    (
+        "workflows.yaml",
+        "  main:\n    start",
+        "  main:\n    stat",
+        "stat: analyse",
+        "workflows.main.stat: unknown field",
+    ),
+    (
+        "programs.yaml",
+        "    description: Check the model.\n",
+        "    description: Check the model.\n    description: twice\n",
+        "description: twice",
+        "programs.validate.description: duplicate key",
+    ),
 ]
 
 
@@ -106,10 +185,14 @@ def test_broken_pack_reports_file_line_field(
     pack = broken_copy(tmp_path, filename, old, new)
     with pytest.raises(PackError) as caught:
         load_pack(pack)
-    problem = str(caught.value)
     path = pack / filename
-    assert problem.startswith(f"{path}:{line_of(path, needle)}: "), problem
-    assert message in problem
+    located = [p for p in caught.value.problems if message in p]
+    assert len(located) == 1, caught.value.problems
+    assert located[0].startswith(f"{path}:{line_of(path, needle)}: "), located[0]
+
+
+def test_at_least_fifteen_distinct_mistakes_are_covered() -> None:
+    assert len({message for *_, message in BROKEN}) >= 15
 
 
 def test_yaml_syntax_error_has_line(tmp_path: Path) -> None:
@@ -139,3 +222,27 @@ def test_validate_cli_ok() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("xtal: ok")
+
+
+def test_json_schemas_are_current_and_accept_the_shipped_packs() -> None:
+    import json
+
+    import jsonschema
+    import yaml
+
+    from agentcycle.knowledge.json_schema import SCHEMAS_DIR, schema_texts
+
+    for filename, text in schema_texts().items():
+        assert (SCHEMAS_DIR / filename).read_text() == text, (
+            f"run agentcycle knowledge schema ({filename})"
+        )
+    for pack in ("xtal", "phenix"):
+        for kind in ("programs", "workflows", "file_categories"):
+            schema = json.loads((SCHEMAS_DIR / f"{kind}.schema.json").read_text())
+            data = yaml.safe_load((PACKS / pack / f"{kind}.yaml").read_text())
+            jsonschema.validate(data, schema)
+    programs = json.loads((SCHEMAS_DIR / "programs.schema.json").read_text())
+    bad = yaml.safe_load((TOY_PACK / "programs.yaml").read_text())
+    bad["programs"]["inspect"]["log_parsin"] = {}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, programs)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import SHARED
+
 from agentcycle.agent.logparse import extract_metric, normalise, parse_log
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.schema import MetricPattern
-from conftest import SHARED
 
 LOGS = SHARED / "data" / "phenix-logs"
 LABELS = json.loads((LOGS / "labels.json").read_text())

@@ -10,8 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from agentcycle.agent.state import load_session
 from conftest import TOY_PACK, cli_command
+
+from agentcycle.agent.state import load_session
 
 EXPECTED = ["inspect", "refine", "refine", "refine", "validate", "STOP"]
 
@@ -77,11 +78,12 @@ def test_toy_session_end_to_end(prefect_api: str, toy_inputs: Path, tmp_path: Pa
 def test_flow_runs_and_artifacts_are_in_prefect(
     prefect_api: str, toy_inputs: Path, tmp_path: Path
 ) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+
     from agentcycle.agent.session import create_session
     from agentcycle.flows.agent_session import run_session
     from agentcycle.knowledge import load_pack
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 
     session = tmp_path / "s"
     state = create_session(load_pack(TOY_PACK), str(TOY_PACK), toy_inputs, session, max_cycles=2)

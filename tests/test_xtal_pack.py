@@ -22,16 +22,30 @@ from agentcycle.knowledge import load_pack
 LOGS = Path(__file__).resolve().parent / "data" / "xtal_logs"
 
 EXPECTED = [
-    ("xtriage_1l2h.log", "xtriage",
-     {"resolution": 1.53878, "completeness": 97.0, "l_test_z": 10.124, "twin_law": "h,-k,-l",
-      "twinning_suspected": True}),
-    ("xtriage_5e5z.log", "xtriage",
-     {"resolution": 1.66401, "completeness": 91.38, "l_test_z": 28.093}),
+    (
+        "xtriage_1l2h.log",
+        "xtriage",
+        {
+            "resolution": 1.53878,
+            "completeness": 97.0,
+            "l_test_z": 10.124,
+            "twin_law": "h,-k,-l",
+            "twinning_suspected": True,
+        },
+    ),
+    (
+        "xtriage_5e5z.log",
+        "xtriage",
+        {"resolution": 1.66401, "completeness": 91.38, "l_test_z": 28.093},
+    ),
     ("model_vs_data_1l2h.log", "model_vs_data", {"r_work": 0.3515, "r_free": 0.3627}),
     ("model_vs_data_5e5z.log", "model_vs_data", {"r_work": 0.1713, "r_free": 0.2018}),
     ("servalcat_1l2h.log", "refine", {"r_work": 0.2387, "r_free": 0.2742, "r_free_start": 0.3653}),
-    ("servalcat_1l2h_twin.log", "refine",
-     {"r_work": 0.1386, "r_free": 0.1614, "r_free_start": 0.3022}),
+    (
+        "servalcat_1l2h_twin.log",
+        "refine",
+        {"r_work": 0.1386, "r_free": 0.1614, "r_free_start": 0.3022},
+    ),
     ("servalcat_5e5z.log", "refine", {"r_work": 0.1908, "r_free": 0.2181, "r_free_start": 0.2384}),
     ("gemmi_rmsz_1l2h_refined.log", "rmsz", {"bond_rmsz": 0.796, "angle_rmsz": 1.132}),
     ("gemmi_rmsz_5e5z.log", "rmsz", {"bond_rmsz": 0.772, "angle_rmsz": 1.082}),
@@ -78,7 +92,10 @@ def test_real_5e5z_session_through_prefect(prefect_api: str, demo_data, tmp_path
     env = {**os.environ, "PREFECT_API_URL": prefect_api, "AGENTCYCLE_REFINE_NCYCLE": "3"}
     done = subprocess.run(
         cli_command("run", "xtal", str(demo_data.dir_5e5z), "--session", str(session)),
-        capture_output=True, text=True, env=env, timeout=900,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     state = load_session(session)
@@ -93,18 +110,26 @@ def test_real_5e5z_session_through_prefect(prefect_api: str, demo_data, tmp_path
         r_free = cycle.metrics["r_free"]
         assert 0.15 < r_free < 0.30
         # The parsed value is the last cycle of servalcat's own stats file.
-        stats = json.loads((session / cycle.run_dir / f"refine_{cycle.cycle:03d}_stats.json")
-                           .read_text())
+        stats = json.loads(
+            (session / cycle.run_dir / f"refine_{cycle.cycle:03d}_stats.json").read_text()
+        )
         assert r_free == pytest.approx(stats[-1]["data"]["summary"]["Rfree"], abs=5e-5)
     assert state.best_files["model"].endswith(".mmcif")
     assert state.cycles[-1].reason == "workflow complete"
 
     query = subprocess.run(
-        cli_command("query", "--format", "json",
-                    "SELECT m.cycle, m.value FROM metrics m JOIN cycles c USING (session_id, cycle) "
-                    f"WHERE m.session_id = '{state.session_id}' AND m.metric = 'r_free' "
-                    "AND c.program = 'refine' ORDER BY m.cycle"),
-        capture_output=True, text=True, env=env, timeout=120,
+        cli_command(
+            "query",
+            "--format",
+            "json",
+            "SELECT m.cycle, m.value FROM metrics m JOIN cycles c USING (session_id, cycle) "
+            f"WHERE m.session_id = '{state.session_id}' AND m.metric = 'r_free' "
+            "AND c.program = 'refine' ORDER BY m.cycle",
+        ),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     assert query.returncode == 0, query.stderr
     rows = json.loads(query.stdout)
