@@ -18,8 +18,9 @@ from typing import Annotated, Any, TypedDict
 from langgraph.graph import END, START, StateGraph
 
 from agentcycle.agent.command import BuiltCommand, FilePool, build_command
+from agentcycle.agent.directives import Directives
 from agentcycle.agent.state import CycleRecord
-from agentcycle.agent.workflow import History, valid_programs
+from agentcycle.agent.workflow import History, directive_stop, valid_programs
 from agentcycle.knowledge.schema import STOP, Pack
 
 MAX_ATTEMPTS = 3
@@ -53,6 +54,7 @@ class DecisionState(TypedDict, total=False):
     cycle: int
     max_cycles: int
     environ: Mapping[str, str] | None
+    directives: Directives | None
     # Worked out by the nodes.
     phase: str
     valid: list[str]
@@ -73,10 +75,18 @@ def perceive(state: DecisionState) -> dict[str, Any]:
     """Where does the session stand? Phase and valid programs from the history."""
     history = History(tuple(state["cycles"]))
     workflow = state["pack"].workflow(state["workflow"])
-    view = valid_programs(state["pack"], workflow, history)
+    directives = state.get("directives") or Directives()
+    view = valid_programs(state["pack"], workflow, history, directives)
     events = [
         _event("state_detected", f"phase {view.phase} (path {' → '.join(view.path)})"),
-        *(_event("workflow_note", note, "verbose") for note in view.notes),
+        *(
+            _event(
+                "directive_applied" if note.startswith("directive") else "workflow_note",
+                note,
+                "normal" if note.startswith("directive") else "verbose",
+            )
+            for note in view.notes
+        ),
     ]
     update: dict[str, Any] = {
         "phase": view.phase,
@@ -85,10 +95,11 @@ def perceive(state: DecisionState) -> dict[str, Any]:
         "attempts": 0,
         "events": events,
     }
+    stop_reason = directive_stop(directives, history, state["cycle"])
     if state["cycle"] > state["max_cycles"]:
-        update["decision"] = Decision(
-            STOP, f"max_cycles reached ({state['max_cycles']})", phase=view.phase
-        )
+        stop_reason = f"max_cycles reached ({state['max_cycles']})"
+    if stop_reason:
+        update["decision"] = Decision(STOP, stop_reason, phase=view.phase)
     return update
 
 
@@ -246,6 +257,7 @@ def decide(
     best_files: Mapping[str, str] | None = None,
     output_categories: Mapping[Path, str] | None = None,
     environ: Mapping[str, str] | None = None,
+    directives: Directives | None = None,
 ) -> Decision:
     """Run the graph once and return its decision for cycle `cycle`."""
     result = decision_graph().invoke(
@@ -259,6 +271,7 @@ def decide(
             "cycle": cycle,
             "max_cycles": max_cycles,
             "environ": environ,
+            "directives": directives,
             "feedback": [],
             "events": [],
         }

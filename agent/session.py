@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from fnmatch import fnmatch
 from pathlib import Path
 
+from agentcycle.agent.directives import extract_directives
 from agentcycle.agent.execution import ExecutionResult, kill_group, run_argv
 from agentcycle.agent.files import categorise, is_intermediate, list_input_files
 from agentcycle.agent.graph import Decision, decide
@@ -77,6 +78,9 @@ def create_session(
         input_dir=str(input_dir.resolve()),
         inputs=[f"{INPUTS_DIR}/{p.name}" for p in inputs],
         goal=goal,
+        directives=extract_directives(
+            goal, {name: spec.aliases for name, spec in pack.programs.items()}
+        ),
         max_cycles=max_cycles,
     )
     save_session(staging, state)
@@ -142,6 +146,7 @@ def decide_next(
         best_files={k: str(session_dir / v) for k, v in state.best_files.items()},
         output_categories=found.output_categories,
         environ=environ,
+        directives=state.directives,
     )
     return state, decision
 

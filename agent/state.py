@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agentcycle.agent.directives import Directives
 from agentcycle.errors import UserError
 
 SESSION_FILE = "session.json"
@@ -61,6 +62,7 @@ class SessionState(BaseModel):
     input_dir: str
     inputs: list[str]
     goal: str = ""
+    directives: Directives = Field(default_factory=Directives)
     max_cycles: int = Field(ge=1)
     created_at: str = Field(default_factory=utc_now)
     status: SessionStatus = "running"

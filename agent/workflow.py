@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from agentcycle.agent.directives import Directives
 from agentcycle.agent.state import CycleRecord, MetricValue
 from agentcycle.knowledge.schema import STOP, Condition, Pack, Workflow
 
@@ -105,9 +106,13 @@ def current_phase(workflow: Workflow, history: History) -> tuple[str, tuple[str,
         path.append(phase)
 
 
-def valid_programs(pack: Pack, workflow: Workflow, history: History) -> PhaseView:
-    """Programs of the current phase that may still run; STOP when none is left."""
+def valid_programs(
+    pack: Pack, workflow: Workflow, history: History, directives: Directives | None = None
+) -> PhaseView:
+    """Programs of the current phase that may still run, shaped by the user's directives;
+    STOP when none is left. Directives act here, on the list, and nowhere later."""
     phase, path = current_phase(workflow, history)
+    directives = directives or Directives()
     valid = []
     notes = []
     for program in workflow.phases[phase].programs:
@@ -118,8 +123,32 @@ def valid_programs(pack: Pack, workflow: Workflow, history: History) -> PhaseVie
         if spec.done_tracking.strategy == "run_once" and history.done(program):
             notes.append(f"{program} already done (run_once)")
             continue
+        if program in directives.skip:
+            notes.append(f"directive: skip {program}")
+            continue
         valid.append(program)
+    starters = [p for p in directives.start_with if p in pack.programs and not history.done(p)]
+    if starters and not any(c.succeeded for c in history.cycles):
+        valid = starters
+        notes.append(f"directive: start with {', '.join(starters)}")
+    preferred = [p for p in valid if p in directives.prefer]
+    if preferred:
+        valid = preferred + [p for p in valid if p not in preferred]
+        notes.append(f"directive: prefer {', '.join(preferred)}")
     if not valid:
         valid.append(STOP)
         notes.append(f"no program left in phase {phase!r}")
     return PhaseView(phase=phase, path=path, valid_programs=tuple(valid), notes=tuple(notes))
+
+
+def directive_stop(directives: Directives, history: History, cycle: int) -> str | None:
+    """Why the user's directives say the session is over, or None."""
+    if directives.stop_after and all(history.done(p) for p in directives.stop_after):
+        return f"directive: stop after {' and '.join(directives.stop_after)}"
+    if directives.stop_after_cycle is not None and cycle > directives.stop_after_cycle:
+        return f"directive: stop after cycle {directives.stop_after_cycle}"
+    targets = directives.metric_targets
+    if targets and all(t.met(history.latest_metric(t.metric)) for t in targets):
+        met = ", ".join(f"{t.metric}={history.latest_metric(t.metric)}" for t in targets)
+        return f"directive: metric targets met ({met})"
+    return None

@@ -84,7 +84,12 @@ def run(
     loaded = load_pack(pack)
     session_id = new_session_id(loaded.name)
     session_dir = (session or sessions_dir() / session_id).resolve()
-    create_session(loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles, session_id)
+    state = create_session(
+        loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles, session_id
+    )
+    if goal:
+        understood = "; ".join(state.directives.recognised) or "no directive recognised"
+        typer.echo(f"goal: {goal}\ndirectives: {understood}", err=True)
     _run_session(session_dir)
 
 

@@ -49,6 +49,7 @@ def session_markdown(state: SessionState) -> str:
         "",
         f"- pack: `{state.pack}`, workflow: `{state.workflow}`",
         f"- goal: {state.goal or '(none)'}",
+        f"- directives: {'; '.join(state.directives.recognised) or '(none)'}",
         f"- inputs: {', '.join(f'`{p}`' for p in state.inputs)}",
         f"- status: **{state.status}** — {state.stop_reason or ''}",
         "",

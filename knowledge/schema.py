@@ -143,6 +143,9 @@ class Program(Strict):
 
     description: str
     category: str = "general"
+    aliases: list[str] = Field(
+        default_factory=list, description="Words users use for it in goals ('refinement')."
+    )
     command: list[CommandItem] = Field(min_length=1)
     inputs: dict[str, InputSlot] = Field(default_factory=dict)
     parameters: dict[str, Parameter] = Field(default_factory=dict)
