@@ -234,3 +234,25 @@ def test_default_session_directory_is_named_by_the_session_id(
     session = Path(done.stdout.strip().splitlines()[-1].removeprefix("session: "))
     assert session.parent == Path(os.environ["AGENTCYCLE_HOME"]).resolve() / "sessions"
     assert load_session(session).session_id == session.name
+
+
+def test_goal_directive_stops_the_real_session(
+    prefect_api: str, toy_inputs: Path, tmp_path: Path
+) -> None:
+    session = tmp_path / "directed"
+    done = run_cli(
+        prefect_api,
+        "run",
+        str(TOY_PACK),
+        str(toy_inputs),
+        "--session",
+        str(session),
+        "--goal",
+        "Refine once, then stop after refine.",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "directives: stop after refine" in done.stderr
+    state = load_session(session)
+    assert [c.program for c in state.cycles] == ["inspect", "refine", "STOP"]
+    assert state.stop_reason == "directive: stop after refine"
+    assert "directives: stop after refine" in (session / "summary.md").read_text()
