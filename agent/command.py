@@ -8,23 +8,35 @@ that is never handed to a shell.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentcycle.agent.files import categorise, with_extension
-from agentcycle.agent.probes import PROBES
+from agentcycle.agent.files import categorise, matches_word
 from agentcycle.agent.workflow import History, holds
-from agentcycle.knowledge.schema import PLACEHOLDER, FileCategory, InputSlot, Program
+from agentcycle.knowledge.probes import PROBES
+from agentcycle.knowledge.schema import (
+    PLACEHOLDER,
+    FileCategory,
+    InputSlot,
+    Program,
+    StrategyFlag,
+)
+
+SAFE_STRING = re.compile(r"[A-Za-z0-9_.,:+\-/ ()]{1,200}")
+"""A strategy string value: no quotes, no shell or PHIL syntax, no newlines."""
 
 
 @dataclass(frozen=True)
 class FilePool:
-    """Files the session may use, newest first, with their categories and the best per category."""
+    """Files the session may use, newest first, with their categories, the best file per
+    category and the files locked for the session."""
 
     files: tuple[Path, ...]
     categories: Mapping[Path, tuple[str, ...]]
     best: Mapping[str, Path]
+    locked: Mapping[str, Path] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -33,6 +45,7 @@ class FilePool:
         file_categories: dict[str, FileCategory],
         best: Mapping[str, str],
         output_categories: Mapping[Path, str] | None = None,
+        locked: Mapping[str, str] | None = None,
     ) -> FilePool:
         assigned = dict(output_categories or {})
         cats = {
@@ -43,6 +56,7 @@ class FilePool:
             files=tuple(files),
             categories=cats,
             best={k: Path(v) for k, v in best.items() if Path(v) in cats},
+            locked={k: Path(v) for k, v in (locked or {}).items() if Path(v) in cats},
         )
 
 
@@ -59,9 +73,30 @@ class BuiltCommand:
         return not self.missing and bool(self.argv)
 
 
+def allowed(path: Path, slot: InputSlot, pool: FilePool) -> bool:
+    """The exclusion guards every source of a file passes, whatever chose it."""
+    if path.suffix.lower() not in slot.extensions:
+        return False
+    if any(matches_word(path.name, pattern) for pattern in slot.exclude_patterns):
+        return False
+    return not set(pool.categories.get(path, ())) & set(slot.exclude_categories)
+
+
+def _preferred_first(files: list[Path], slot: InputSlot) -> list[Path]:
+    if not slot.prefer_patterns:
+        return files
+    liked = [f for f in files if any(matches_word(f.name, p) for p in slot.prefer_patterns)]
+    return liked + [f for f in files if f not in liked]
+
+
 def select_file(slot: InputSlot, pool: FilePool) -> Path | None:
-    """Best file of a slot category → newest file of a slot category → extension fallback."""
-    candidates = with_extension(pool.files, slot.extensions)
+    """Locked file → best file of a slot category → newest file of a slot category →
+    extension fallback; every source passes the same exclusion guards."""
+    candidates = _preferred_first([f for f in pool.files if allowed(f, slot, pool)], slot)
+    if slot.locked and slot.categories:
+        locked = pool.locked.get(slot.categories[0])
+        if locked is not None and locked in candidates:
+            return locked
     for category in slot.categories:
         best = pool.best.get(category)
         if best is not None and best in candidates:
@@ -84,6 +119,7 @@ def resolve_values(
     cycle: int,
     pack_dir: str,
     environ: Mapping[str, str] | None = None,
+    history: History | None = None,
 ) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """Values for every placeholder: chosen files, parameters, built-ins; and what is missing."""
     environ = os.environ if environ is None else environ
@@ -95,11 +131,15 @@ def resolve_values(
             files[slot_name] = str(chosen)
         elif slot.required:
             missing.append(f"input {slot_name} ({', '.join(slot.extensions)})")
+    _drop_half_maps(program, pool, files)
     values = dict(files)
     for name, param in program.parameters.items():
         value: str | None = None
         if param.env and environ.get(param.env):
             value = environ[param.env]
+        elif param.from_metric is not None and history is not None:
+            metric = history.latest_metric(param.from_metric)
+            value = None if metric is None else str(metric)
         elif param.derive is not None:
             source = files.get(param.derive.input) if param.derive.input else None
             if param.derive.input is None or source is not None:
@@ -117,6 +157,59 @@ def resolve_values(
         pack_dir=pack_dir,
     )
     return values, files, missing
+
+
+def _drop_half_maps(program: Program, pool: FilePool, files: dict[str, str]) -> None:
+    """With a full map chosen, half maps go only to programs that keep them."""
+    if program.keep_half_maps_with_full_map:
+        return
+    has_full = any("full_map" in pool.categories.get(Path(f), ()) for f in files.values())
+    if not has_full:
+        return
+    for slot_name, path in list(files.items()):
+        if (
+            "half_map" in pool.categories.get(Path(path), ())
+            and not program.inputs[slot_name].required
+        ):
+            del files[slot_name]
+
+
+def strategy_tokens(program: Program, settings: Mapping[str, object]) -> list[str]:
+    """argv tokens for strategy settings: allowlisted keys only, values checked by type."""
+    tokens: list[str] = []
+    for key, value in settings.items():
+        flag = program.strategy_flags.get(key)
+        if flag is None:
+            raise ValueError(f"{key!r} is not a strategy flag of this program")
+        text = check_flag_value(key, flag, value)
+        tokens.extend(t.replace("{key}", key).replace("{value}", text) for t in flag.args)
+    return tokens
+
+
+def check_flag_value(key: str, flag: StrategyFlag, value: object) -> str:
+    """The value as text, or ValueError when it does not fit the declared type."""
+    text = str(value).strip()
+    if flag.type == "bool":
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"{key}: expected true or false, got {text!r}")
+        return text.lower()
+    if flag.type == "choice":
+        if text not in flag.choices:
+            raise ValueError(f"{key}: expected one of {flag.choices}, got {text!r}")
+        return text
+    if flag.type in ("int", "float"):
+        try:
+            number = int(text) if flag.type == "int" else float(text)
+        except ValueError:
+            raise ValueError(f"{key}: expected {flag.type}, got {text!r}") from None
+        if (flag.minimum is not None and number < flag.minimum) or (
+            flag.maximum is not None and number > flag.maximum
+        ):
+            raise ValueError(f"{key}: {number} outside [{flag.minimum}, {flag.maximum}]")
+        return str(number)
+    if not SAFE_STRING.fullmatch(text):
+        raise ValueError(f"{key}: {text!r} is not a plain value")
+    return text
 
 
 def _fill(token: str, values: Mapping[str, str]) -> str | None:
@@ -137,8 +230,10 @@ def build_command(
 ) -> BuiltCommand:
     """Fill the template. A group with an unfilled optional value, or whose `when`
     condition does not hold on the history, is dropped whole."""
-    values, files, missing = resolve_values(program_name, program, pool, cycle, pack_dir, environ)
     history = history or History(())
+    values, files, missing = resolve_values(
+        program_name, program, pool, cycle, pack_dir, environ, history
+    )
     argv: list[str] = []
     for item, group in zip(program.command, program.groups(), strict=True):
         if group.when is not None and not holds(group.when, history):
@@ -150,4 +245,5 @@ def build_command(
             unfilled = [n for n in PLACEHOLDER.findall(item) if n not in values]
             if not any(n in program.inputs or n in program.parameters for n in unfilled):
                 missing.append(f"token {item!r}")
+    argv.extend(strategy_tokens(program, program.defaults))
     return BuiltCommand(argv=argv, input_files=files, missing=missing)

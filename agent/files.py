@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
+from agentcycle.knowledge.probes import CONTENT_PROBES
 from agentcycle.knowledge.schema import FileCategory
 
 INTERMEDIATE_PREFIXES = ("TEMP_", "EDITED_", ".")
@@ -48,6 +49,8 @@ def categorise(path: Path, categories: dict[str, FileCategory]) -> list[str]:
         ):
             continue
         if any(matches_word(path.name, p) for p in category.exclude_patterns):
+            continue
+        if category.content and not CONTENT_PROBES[category.content](path):
             continue
         found.append(name)
     return found

@@ -19,9 +19,12 @@ from langgraph.graph import END, START, StateGraph
 
 from agentcycle.agent.command import BuiltCommand, FilePool, build_command
 from agentcycle.agent.directives import Directives
+from agentcycle.agent.engine import directive_stop, valid_programs
+from agentcycle.agent.perception import perceive_history
 from agentcycle.agent.state import CycleRecord
-from agentcycle.agent.workflow import History, directive_stop, valid_programs
-from agentcycle.knowledge.schema import STOP, Pack
+from agentcycle.agent.workflow import History
+from agentcycle.knowledge.pack import Pack
+from agentcycle.knowledge.schema import STOP
 
 MAX_ATTEMPTS = 3
 
@@ -55,7 +58,12 @@ class DecisionState(TypedDict, total=False):
     max_cycles: int
     environ: Mapping[str, str] | None
     directives: Directives | None
+    goal: str
+    session_dir: Path | None
+    locked_files: Mapping[str, str]
     # Worked out by the nodes.
+    pool: FilePool
+    history: History
     phase: str
     valid: list[str]
     rejected: list[str]
@@ -71,35 +79,52 @@ def _event(kind: str, message: str, level: str = "normal") -> dict[str, str]:
     return {"event": kind, "level": level, "message": message}
 
 
+def _note_event(note: str) -> dict[str, str]:
+    if note.startswith("directive"):
+        return _event("directive_applied", note)
+    if note.startswith(("tool chain", "stop rules", "validation gate", "at target")):
+        return _event("program_modified", note)
+    if note.startswith("ZOMBIE"):
+        return _event("warning", note)
+    return _event("workflow_note", note, "verbose")
+
+
 def perceive(state: DecisionState) -> dict[str, Any]:
-    """Where does the session stand? Phase and valid programs from the history."""
-    history = History(tuple(state["cycles"]))
-    workflow = state["pack"].workflow(state["workflow"])
+    """Where does the session stand? Files, history facts, phase and valid programs."""
+    pack = state["pack"]
+    workflow = pack.workflow(state["workflow"])
     directives = state.get("directives") or Directives()
-    view = valid_programs(state["pack"], workflow, history, directives)
+    pool = FilePool.build(
+        state["files"],
+        pack.file_categories,
+        state["best_files"],
+        state["output_categories"],
+        state.get("locked_files") or {},
+    )
+    seen = perceive_history(
+        pack, workflow, state["cycles"], pool.categories, state.get("session_dir")
+    )
+    history = seen.history
+    view = valid_programs(pack, workflow, history, directives, seen.verdict, state.get("goal", ""))
     events = [
         _event("state_detected", f"phase {view.phase} (path {' → '.join(view.path)})"),
-        *(
-            _event(
-                "directive_applied" if note.startswith("directive") else "workflow_note",
-                note,
-                "normal" if note.startswith("directive") else "verbose",
-            )
-            for note in view.notes
-        ),
+        *(_note_event(note) for note in (*seen.diagnostics, *view.notes)),
     ]
     update: dict[str, Any] = {
+        "pool": pool,
+        "history": history,
         "phase": view.phase,
         "valid": list(view.valid_programs),
         "rejected": [],
         "attempts": 0,
         "events": events,
     }
-    stop_reason = directive_stop(directives, history, state["cycle"])
+    stop_reason = directive_stop(directives, history, state["cycle"]) or view.stop_reason
     if state["cycle"] > state["max_cycles"]:
         stop_reason = f"max_cycles reached ({state['max_cycles']})"
     if stop_reason:
         update["decision"] = Decision(STOP, stop_reason, phase=view.phase)
+        update["events"] = [*events, _event("stop_decision", stop_reason)]
     return update
 
 
@@ -116,17 +141,14 @@ def build(state: DecisionState) -> dict[str, Any]:
     if state["chosen"] == STOP:
         return {"built": None}
     pack = state["pack"]
-    pool = FilePool.build(
-        state["files"], pack.file_categories, state["best_files"], state["output_categories"]
-    )
     built = build_command(
         state["chosen"],
         pack.programs[state["chosen"]],
-        pool,
+        state["pool"],
         state["cycle"],
         pack.directory,
         state["environ"],
-        History(tuple(state["cycles"])),
+        state["history"],
     )
     return {
         "built": built,
@@ -153,7 +175,7 @@ def validation_problem(state: DecisionState) -> str | None:
         if not Path(path).is_file():
             return f"{chosen}: input file vanished: {path}"
     signature = command_signature(built.argv, chosen, state["cycle"])
-    for record in state["cycles"]:
+    for record in state["history"].cycles:
         if record.program != chosen:
             continue
         if command_signature(record.argv, record.program, record.cycle) != signature:
@@ -258,6 +280,9 @@ def decide(
     output_categories: Mapping[Path, str] | None = None,
     environ: Mapping[str, str] | None = None,
     directives: Directives | None = None,
+    goal: str = "",
+    session_dir: Path | None = None,
+    locked_files: Mapping[str, str] | None = None,
 ) -> Decision:
     """Run the graph once and return its decision for cycle `cycle`."""
     result = decision_graph().invoke(
@@ -272,6 +297,9 @@ def decide(
             "max_cycles": max_cycles,
             "environ": environ,
             "directives": directives,
+            "goal": goal,
+            "session_dir": session_dir,
+            "locked_files": locked_files or {},
             "feedback": [],
             "events": [],
         }

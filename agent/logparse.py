@@ -22,6 +22,7 @@ class ParsedLog:
     metrics: dict[str, MetricValue] = field(default_factory=dict)
     failed: bool = False
     failure_reason: str | None = None
+    flags: tuple[str, ...] = ()
 
 
 def normalise(text: str) -> str:
@@ -98,7 +99,24 @@ def parse_log(
         return ParsedLog(metrics, True, f"log says {marker!r}")
     if program.expect_metrics and program.log_parsing and not metrics:
         return ParsedLog(metrics, True, "no metrics in log (silent failure)")
-    return ParsedLog(metrics, False, None)
+    tracking = program.done_tracking
+    flags: tuple[str, ...] = ()
+    if (
+        tracking.strategy == "set_flag"
+        and tracking.flag
+        and (not tracking.markers or any(m in text for m in tracking.markers))
+    ):
+        flags = (tracking.flag,)
+    return ParsedLog(metrics, False, None, flags)
+
+
+def detect_program(text: str, programs: dict[str, Program]) -> str | None:
+    """Which program wrote this log: the first whose `log_detection` phrases all appear."""
+    text = normalise(text)
+    for name, program in programs.items():
+        if program.log_detection and all(m in text for m in program.log_detection):
+            return name
+    return None
 
 
 def detect_failure_excerpt(text: str, lines: int = 12) -> str:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from fnmatch import fnmatch
 from pathlib import Path
 
+from agentcycle.agent.best_files import declared_category, rebuild_best_files, update_locks
 from agentcycle.agent.directives import extract_directives
 from agentcycle.agent.execution import ExecutionResult, kill_group, run_argv
 from agentcycle.agent.files import categorise, is_intermediate, list_input_files
@@ -74,7 +75,7 @@ def create_session(
     state = SessionState(
         session_id=session_id or new_session_id(pack.name),
         pack=pack_ref,
-        workflow=pack.default_workflow,
+        workflow=detect_workflow(pack, inputs),
         input_dir=str(input_dir.resolve()),
         inputs=[f"{INPUTS_DIR}/{p.name}" for p in inputs],
         goal=goal,
@@ -83,12 +84,24 @@ def create_session(
         ),
         max_cycles=max_cycles,
     )
+    update_locks(state, pack, staging)
+    state.best_files = rebuild_best_files(state, pack, staging)
     save_session(staging, state)
     if session_dir.exists() and not any(session_dir.iterdir()):
         session_dir.rmdir()
     session_dir.parent.mkdir(parents=True, exist_ok=True)
     staging.rename(session_dir)
     return state
+
+
+def detect_workflow(pack: Pack, inputs: list[Path]) -> str:
+    """The experiment type from the inputs: the first workflow whose `detect_categories`
+    match an input file; the pack's default when none (or none declares any) does."""
+    present = {c for path in inputs for c in categorise(path, pack.file_categories)}
+    for name, workflow in pack.workflows.items():
+        if set(workflow.detect_categories) & present:
+            return name
+    return pack.default_workflow
 
 
 def run_dir_name(cycle: int, program: str) -> str:
@@ -109,24 +122,16 @@ def session_files(session_dir: Path, state: SessionState, pack: Pack) -> Session
     for record in reversed(state.cycles):
         if not record.succeeded:
             continue
-        program = pack.programs.get(record.program)
         for rel in record.outputs:
             path = session_dir / rel
             if not path.is_file():
                 continue
             files.append(path)
-            declared = _declared_category(program, path) if program else None
+            declared = declared_category(pack, record.program, path)
             if declared:
                 categories[path] = declared
     files.extend(session_dir / rel for rel in state.inputs)
     return SessionFiles(files=files, output_categories=categories)
-
-
-def _declared_category(program, path: Path) -> str | None:
-    for spec in program.outputs:
-        if spec.category and fnmatch(path.name, spec.pattern):
-            return spec.category
-    return None
 
 
 def decide_next(
@@ -147,6 +152,9 @@ def decide_next(
         output_categories=found.output_categories,
         environ=environ,
         directives=state.directives,
+        goal=state.goal,
+        session_dir=session_dir,
+        locked_files={k: str(session_dir / v) for k, v in state.locked_files.items()},
     )
     return state, decision
 
@@ -238,6 +246,7 @@ def make_record(
         failed=parsed.failed or result.timed_out,
         failure_reason="timed out" if result.timed_out else parsed.failure_reason,
         metrics=parsed.metrics,
+        flags=list(parsed.flags),
         outputs=[_relative(session_dir, p) for p in outputs],
         started_at=started_at,
         finished_at=utc_now(),
@@ -251,48 +260,13 @@ def _relative(session_dir: Path, path: Path) -> str:
         return str(path)
 
 
-def update_best_files(
-    state: SessionState, record: CycleRecord, pack: Pack, session_dir: Path
-) -> None:
-    """Keep, per category, the output with the best quality metric (newest on ties)."""
-    if record.failed or not record.outputs:
-        return
-    program = pack.programs.get(record.program)
-    quality = pack.quality_metric
-    score = record.metrics.get(quality.metric) if quality else None
-    for rel in record.outputs:
-        path = session_dir / rel
-        declared = _declared_category(program, path) if program else None
-        for category in [declared] if declared else categorise(path, pack.file_categories):
-            current = state.best_files.get(category)
-            if current is None or _not_worse(score, _score_of(state, current, quality), quality):
-                state.best_files[category] = rel
-
-
-def _score_of(state: SessionState, rel: str, quality) -> float | None:
-    if quality is None:
-        return None
-    for record in state.cycles:
-        if rel in record.outputs:
-            value = record.metrics.get(quality.metric)
-            return float(value) if isinstance(value, int | float) else None
-    return None
-
-
-def _not_worse(new: object, old: float | None, quality) -> bool:
-    if quality is None or old is None:
-        return True
-    if not isinstance(new, int | float):
-        return False
-    return new <= old if quality.lower_is_better else new >= old
-
-
 def finish_cycle(
     session_dir: Path, state: SessionState, record: CycleRecord, pack: Pack, stop: bool
 ) -> SessionState:
     """Append the cycle, update best files and status, and save atomically."""
     state.cycles.append(record)
-    update_best_files(state, record, pack, session_dir)
+    state.best_files = rebuild_best_files(state, pack, session_dir)
+    update_locks(state, pack, session_dir)
     if stop:
         state.status = "max_cycles" if record.reason.startswith("max_cycles") else "stopped"
         state.stop_reason = record.reason

@@ -44,6 +44,7 @@ class CycleRecord(BaseModel):
     failed: bool = False
     failure_reason: str | None = None
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
     started_at: str = ""
     finished_at: str = ""
@@ -69,6 +70,10 @@ class SessionState(BaseModel):
     stop_reason: str | None = None
     cycles: list[CycleRecord] = Field(default_factory=list)
     best_files: dict[str, str] = Field(default_factory=dict)
+    locked_files: dict[str, str] = Field(
+        default_factory=dict,
+        description="Files fixed for the whole session (the reflection file with R-free flags).",
+    )
 
     @property
     def next_cycle(self) -> int:

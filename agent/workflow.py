@@ -7,19 +7,27 @@ counts as done.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
-from agentcycle.agent.directives import Directives
 from agentcycle.agent.state import CycleRecord, MetricValue
-from agentcycle.knowledge.schema import STOP, Condition, Pack, Workflow
+from agentcycle.knowledge.schema import Condition, Workflow
 
 
 @dataclass(frozen=True)
 class History:
-    """Read-only views of the finished cycles that conditions need."""
+    """What conditions may look at: the finished cycles (zombies already removed) and the
+    facts PERCEIVE derived from them and from the files."""
 
     cycles: tuple[CycleRecord, ...]
+    placement: str | None = None  # "placed", "not_placed" or None (nobody can tell yet)
+    placement_uncertain: bool = False
+    file_categories: frozenset[str] = frozenset()
+    at_target: bool = False
+
+    @property
+    def flags(self) -> frozenset[str]:
+        return frozenset(f for c in self.cycles if c.succeeded for f in c.flags)
 
     def successful_runs(self, program: str) -> list[CycleRecord]:
         return [c for c in self.cycles if c.program == program and c.succeeded]
@@ -61,7 +69,20 @@ def holds(condition: Condition, history: History) -> bool:
             history.latest_metric(condition.metric_equals.metric) == condition.metric_equals.value
         )
     if condition.plateau is not None:
-        return is_plateau(history.metric_series(condition.plateau.metric), condition)
+        rule = condition.plateau
+        return is_plateau(history.metric_series(rule.metric), rule.cycles, rule.min_improvement)
+    if condition.flag is not None:
+        return condition.flag in history.flags
+    if condition.has_file is not None:
+        return condition.has_file in history.file_categories
+    if condition.if_placed is not None:
+        return (history.placement == "placed") == condition.if_placed
+    if condition.if_not_placed is not None:
+        return (history.placement == "not_placed") == condition.if_not_placed
+    if condition.placement_uncertain is not None:
+        return history.placement_uncertain == condition.placement_uncertain
+    if condition.at_target is not None:
+        return history.at_target == condition.at_target
     if condition.any is not None:
         return any(holds(child, history) for child in condition.any)
     if condition.all is not None:
@@ -69,27 +90,16 @@ def holds(condition: Condition, history: History) -> bool:
     raise AssertionError("a validated condition always has one key")
 
 
-def is_plateau(series: list[float], condition: Condition) -> bool:
-    """Lower-is-better metric improved by less than `min_improvement` (relative) per run."""
-    rule = condition.plateau
-    assert rule is not None
-    if len(series) < rule.cycles + 1:
+def is_plateau(series: list[float], cycles: int, min_improvement: float) -> bool:
+    """A lower-is-better metric improved by less than `min_improvement` (relative) in each
+    of the last `cycles` runs."""
+    if len(series) < cycles + 1:
         return False
-    recent = series[-(rule.cycles + 1) :]
-    for before, after in pairwise(recent):
-        if before <= 0 or (before - after) / before >= rule.min_improvement:
-            return False
-    return True
-
-
-@dataclass(frozen=True)
-class PhaseView:
-    """The session's place in the workflow and the programs valid there."""
-
-    phase: str
-    path: tuple[str, ...]
-    valid_programs: tuple[str, ...]
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    recent = series[-(cycles + 1) :]
+    return all(
+        before > 0 and (before - after) / before < min_improvement
+        for before, after in pairwise(recent)
+    )
 
 
 def current_phase(workflow: Workflow, history: History) -> tuple[str, tuple[str, ...]]:
@@ -104,51 +114,3 @@ def current_phase(workflow: Workflow, history: History) -> tuple[str, tuple[str,
             return phase, tuple(path)
         phase = moved
         path.append(phase)
-
-
-def valid_programs(
-    pack: Pack, workflow: Workflow, history: History, directives: Directives | None = None
-) -> PhaseView:
-    """Programs of the current phase that may still run, shaped by the user's directives;
-    STOP when none is left. Directives act here, on the list, and nowhere later."""
-    phase, path = current_phase(workflow, history)
-    directives = directives or Directives()
-    valid = []
-    notes = []
-    for program in workflow.phases[phase].programs:
-        if program == STOP:
-            valid.append(program)
-            continue
-        spec = pack.programs[program]
-        if spec.done_tracking.strategy == "run_once" and history.done(program):
-            notes.append(f"{program} already done (run_once)")
-            continue
-        if program in directives.skip:
-            notes.append(f"directive: skip {program}")
-            continue
-        valid.append(program)
-    starters = [p for p in directives.start_with if p in pack.programs and not history.done(p)]
-    if starters and not any(c.succeeded for c in history.cycles):
-        valid = starters
-        notes.append(f"directive: start with {', '.join(starters)}")
-    preferred = [p for p in valid if p in directives.prefer]
-    if preferred:
-        valid = preferred + [p for p in valid if p not in preferred]
-        notes.append(f"directive: prefer {', '.join(preferred)}")
-    if not valid:
-        valid.append(STOP)
-        notes.append(f"no program left in phase {phase!r}")
-    return PhaseView(phase=phase, path=path, valid_programs=tuple(valid), notes=tuple(notes))
-
-
-def directive_stop(directives: Directives, history: History, cycle: int) -> str | None:
-    """Why the user's directives say the session is over, or None."""
-    if directives.stop_after and all(history.done(p) for p in directives.stop_after):
-        return f"directive: stop after {' and '.join(directives.stop_after)}"
-    if directives.stop_after_cycle is not None and cycle > directives.stop_after_cycle:
-        return f"directive: stop after cycle {directives.stop_after_cycle}"
-    targets = directives.metric_targets
-    if targets and all(t.met(history.latest_metric(t.metric)) for t in targets):
-        met = ", ".join(f"{t.metric}={history.latest_metric(t.metric)}" for t in targets)
-        return f"directive: metric targets met ({met})"
-    return None

@@ -7,7 +7,7 @@ reported at the line the user has to edit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,11 +17,13 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from agentcycle.errors import UserError
+from agentcycle.knowledge.metrics_schema import MetricsFile
+from agentcycle.knowledge.pack import Pack
+from agentcycle.knowledge.probes import CONTENT_PROBES, PROBES
 from agentcycle.knowledge.schema import (
     STOP,
     FieldProblem,
     FileCategoriesFile,
-    Pack,
     ProgramsFile,
     WorkflowsFile,
 )
@@ -172,6 +174,7 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
         "programs.yaml": (ProgramsFile, True),
         "workflows.yaml": (WorkflowsFile, True),
         "file_categories.yaml": (FileCategoriesFile, False),
+        "metrics.yaml": (MetricsFile, False),
     }
     problems: list[str] = []
     docs: dict[str, YamlDocument] = {}
@@ -192,19 +195,25 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
     categories_file: FileCategoriesFile | None = parsed.get("file_categories.yaml")
     problems.extend(_cross_check(programs_file, workflows_file, docs["workflows.yaml"]))
     if categories_file is not None:
-        problems.extend(_check_categories(programs_file, categories_file, docs["programs.yaml"]))
+        problems.extend(
+            _check_categories(
+                programs_file, categories_file, docs["programs.yaml"], docs["file_categories.yaml"]
+            )
+        )
+    if "metrics.yaml" in parsed:
+        problems.extend(_check_metrics(programs_file, parsed["metrics.yaml"], docs["metrics.yaml"]))
     if problems:
         raise PackError(problems)
     default = workflows_file.default or next(iter(workflows_file.workflows))
     return Pack(
         name=directory.name,
         directory=str(directory),
-        quality_metric=programs_file.quality_metric,
         failure_markers=programs_file.failure_markers,
         programs=programs_file.programs,
         workflows=workflows_file.workflows,
         default_workflow=default,
         file_categories=categories_file.categories if categories_file else {},
+        metrics=parsed.get("metrics.yaml") or MetricsFile(),
     )
 
 
@@ -212,49 +221,106 @@ def _cross_check(programs: ProgramsFile, workflows: WorkflowsFile, doc: YamlDocu
     """Every program and phase a workflow names must exist; so must the default workflow."""
     known = set(programs.programs) | {STOP}
     problems = []
+
+    def check_programs(loc: LinePath, names: Iterable[str]) -> None:
+        for name in names:
+            if name not in known:
+                problems.append(doc.problem(loc, f"unknown program {name!r}"))
+
     if workflows.default and workflows.default not in workflows.workflows:
         problems.append(doc.problem(("default",), f"unknown workflow {workflows.default!r}"))
     for wf_name, workflow in workflows.workflows.items():
+        wf_loc = ("workflows", wf_name)
         if workflow.start not in workflow.phases:
-            problems.append(
-                doc.problem(("workflows", wf_name, "start"), f"unknown phase {workflow.start!r}")
-            )
+            problems.append(doc.problem((*wf_loc, "start"), f"unknown phase {workflow.start!r}"))
         for phase_name, phase in workflow.phases.items():
-            base = ("workflows", wf_name, "phases", phase_name)
+            base = (*wf_loc, "phases", phase_name)
+            for index, program in enumerate(phase.programs):
+                check_programs((*base, "programs", index), [program])
             for index, transition in enumerate(phase.transitions):
                 if transition.to not in workflow.phases:
                     problems.append(
                         doc.problem(
-                            (*base, "transitions", index, "to"),
-                            f"unknown phase {transition.to!r}",
+                            (*base, "transitions", index, "to"), f"unknown phase {transition.to!r}"
                         )
                     )
-            for index, program in enumerate(phase.programs):
-                if program not in known:
-                    problems.append(
-                        doc.problem((*base, "programs", index), f"unknown program {program!r}")
-                    )
-            for index, transition in enumerate(phase.transitions):
-                for program in sorted(transition.when.programs() - known):
-                    problems.append(
-                        doc.problem(
-                            (*base, "transitions", index, "when"), f"unknown program {program!r}"
-                        )
-                    )
+                check_programs(
+                    (*base, "transitions", index, "when"), sorted(transition.when.programs())
+                )
+            for index, rule in enumerate(phase.stop_rules):
+                check_programs((*base, "stop_rules", index, "when"), sorted(rule.when.programs()))
+        for key in ("skip", "prefer"):
+            check_programs((*wf_loc, "preferences", key), getattr(workflow.preferences, key))
+        chain = workflow.tool_chain
+        for program, needs in chain.dependencies.items():
+            check_programs((*wf_loc, "tool_chain", "dependencies", program), [program, *needs])
+        for before, after in chain.mandatory_next.items():
+            check_programs((*wf_loc, "tool_chain", "mandatory_next", before), [before, after])
+        for index, goal in enumerate(chain.goal_classes):
+            check_programs((*wf_loc, "tool_chain", "goal_classes", index, "chain"), goal.chain)
+        if workflow.placement_probe:
+            probe = workflow.placement_probe
+            check_programs((*wf_loc, "placement_probe"), [probe.program, *probe.placed_by])
+    return problems
+
+
+def _check_metrics(programs: ProgramsFile, metrics: MetricsFile, doc: YamlDocument) -> list[str]:
+    """Stop rules and best-file stages name real programs."""
+    problems = []
+    names = set(programs.programs)
+    rules = metrics.stop_rules
+    if rules:
+        for key in ("refinement_programs", "validation_programs"):
+            for index, name in enumerate(getattr(rules, key)):
+                if name not in names:
+                    loc = ("stop_rules", key, index)
+                    problems.append(doc.problem(loc, f"unknown program {name!r}"))
+    for category, scoring in metrics.best_files_scoring.items():
+        for stage in scoring.stages:
+            if stage != "input" and stage not in names:
+                loc = ("best_files_scoring", category, "stages", stage)
+                problems.append(doc.problem(loc, f"unknown program {stage!r} (or 'input')"))
     return problems
 
 
 def _check_categories(
-    programs: ProgramsFile, categories: FileCategoriesFile, doc: YamlDocument
+    programs: ProgramsFile,
+    categories: FileCategoriesFile,
+    doc: YamlDocument,
+    categories_doc: YamlDocument,
 ) -> list[str]:
-    """Every category an input slot names must be declared in file_categories.yaml."""
+    """Every category an input slot names must be declared in file_categories.yaml, and
+    every probe a category names must exist."""
     problems = []
+    for name, category in categories.categories.items():
+        for key in ("content", "lock_when"):
+            probe = getattr(category, key)
+            if probe and probe not in CONTENT_PROBES:
+                problems.append(
+                    categories_doc.problem(
+                        ("categories", name, key),
+                        f"unknown content probe {probe!r} (known: {', '.join(CONTENT_PROBES)})",
+                    )
+                )
     for prog_name, program in programs.programs.items():
         for slot_name, slot in program.inputs.items():
             for index, category in enumerate(slot.categories):
                 if category not in categories.categories:
                     loc = ("programs", prog_name, "inputs", slot_name, "categories", index)
                     problems.append(doc.problem(loc, f"unknown file category {category!r}"))
+        for slot_name, slot in program.inputs.items():
+            for index, category in enumerate(slot.exclude_categories):
+                if category not in categories.categories:
+                    loc = ("programs", prog_name, "inputs", slot_name, "exclude_categories", index)
+                    problems.append(doc.problem(loc, f"unknown file category {category!r}"))
+        for param_name, param in program.parameters.items():
+            if param.derive and param.derive.probe not in PROBES:
+                loc = ("programs", prog_name, "parameters", param_name, "derive", "probe")
+                problems.append(
+                    doc.problem(
+                        loc, f"unknown probe {param.derive.probe!r} (known: {', '.join(PROBES)})"
+                    )
+                )
         for index, output in enumerate(program.outputs):
             if output.category and output.category not in categories.categories:
                 loc = ("programs", prog_name, "outputs", index, "category")

@@ -56,6 +56,22 @@ class InputSlot(Strict):
         default_factory=list, description="File categories preferred for this slot, in order."
     )
     required: bool = True
+    exclude_patterns: list[str] = Field(
+        default_factory=list,
+        description="Name words that disqualify a file (word-boundary: 'ligand' matches "
+        "atp_ligand.pdb, not noligand.pdb).",
+    )
+    prefer_patterns: list[str] = Field(
+        default_factory=list, description="Name words that make a file win among candidates."
+    )
+    exclude_categories: list[str] = Field(
+        default_factory=list, description="Categories a file must not have to fill this slot."
+    )
+    locked: bool = Field(
+        default=False,
+        description="Use the session's locked file of the slot's first category (e.g. the "
+        "reflection file with R-free flags) whenever there is one.",
+    )
 
     _dotted = field_validator("extensions")(classmethod(lambda cls, v: dotted_extensions(v)))
 
@@ -63,7 +79,7 @@ class InputSlot(Strict):
 class DerivedValue(Strict):
     """A command value computed from an input file by a named probe (e.g. MTZ labels)."""
 
-    probe: str = Field(description="Name of a probe in agent/probes.py.")
+    probe: str = Field(description="Name of a probe in knowledge/probes.py.")
     input: str | None = Field(
         default=None, description="The input slot whose file the probe reads, if any."
     )
@@ -75,6 +91,11 @@ class Parameter(Strict):
     default: str | int | float | None = None
     env: str | None = Field(default=None, description="Environment variable that overrides it.")
     derive: DerivedValue | None = None
+    from_metric: str | None = Field(
+        default=None,
+        description="Auto-fill from the latest value of a metric in the history "
+        "(e.g. the resolution xtriage reported).",
+    )
     required: bool = True
 
 
@@ -133,9 +154,36 @@ class MetricPattern(Strict):
 
 
 class DoneTracking(Strict):
-    """How the workflow counts a program as done: once, or by the number of runs."""
+    """How the workflow counts a program as done.
 
-    strategy: Literal["run_once", "count"] = "run_once"
+    `run_once`: one successful run and it is never offered again; `count`: may run again,
+    its runs are counted; `set_flag`: a successful run whose log contains one of the
+    `markers` sets `flag`, which conditions can test.
+    """
+
+    strategy: Literal["run_once", "count", "set_flag"] = "run_once"
+    flag: str | None = None
+    markers: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _flag_needs_name(self) -> DoneTracking:
+        if self.strategy == "set_flag" and not self.flag:
+            raise FieldProblem(("flag",), "strategy set_flag needs a flag name")
+        return self
+
+
+class StrategyFlag(Strict):
+    """One allowed key=value setting of a program: its type, a hint, and how it is written."""
+
+    type: Literal["float", "int", "string", "bool", "choice"] = "string"
+    hint: str = ""
+    choices: list[str] = Field(default_factory=list)
+    args: list[str] = Field(
+        default_factory=lambda: ["{key}={value}"],
+        description="Tokens for the setting; {key} and {value} are filled in.",
+    )
+    minimum: float | None = None
+    maximum: float | None = None
 
 
 class Program(Strict):
@@ -143,12 +191,27 @@ class Program(Strict):
 
     description: str
     category: str = "general"
+    experiment_types: list[str] = Field(default_factory=list)
     aliases: list[str] = Field(
         default_factory=list, description="Words users use for it in goals ('refinement')."
+    )
+    log_detection: list[str] = Field(
+        default_factory=list, description="Phrases that identify this program's log."
     )
     command: list[CommandItem] = Field(min_length=1)
     inputs: dict[str, InputSlot] = Field(default_factory=dict)
     parameters: dict[str, Parameter] = Field(default_factory=dict)
+    strategy_flags: dict[str, StrategyFlag] = Field(
+        default_factory=dict, description="The only settings that may be added to the command."
+    )
+    defaults: dict[str, str | int | float | bool] = Field(
+        default_factory=dict, description="Strategy settings applied unless overridden."
+    )
+    keep_half_maps_with_full_map: bool = Field(
+        default=False,
+        description="Pass half maps too when a full map is given (else half-map slots "
+        "are left empty once a full map fills its slot).",
+    )
     outputs: list[OutputSpec] = Field(default_factory=list)
     log_parsing: dict[str, MetricPattern] = Field(default_factory=dict)
     expect_metrics: bool = Field(
@@ -194,6 +257,9 @@ class Program(Strict):
                             f"token {token!r} uses {{{name}}}, which is neither an input, "
                             f"a parameter nor one of {sorted(BUILTIN_VALUES)}",
                         )
+        for key in self.defaults:
+            if key not in self.strategy_flags:
+                raise FieldProblem(("defaults", key), "not a declared strategy flag")
         for name, param in self.parameters.items():
             if param.derive and param.derive.input and param.derive.input not in self.inputs:
                 raise FieldProblem(
@@ -221,6 +287,22 @@ class Condition(Strict):
     metric_above: MetricBound | None = None
     metric_equals: MetricValue | None = None
     plateau: Plateau | None = None
+    flag: str | None = Field(default=None, description="A done-tracking flag is set.")
+    has_file: str | None = Field(default=None, description="A file of this category exists.")
+    if_placed: bool | None = Field(
+        default=None, description="true: the model is known to be placed (any tier)."
+    )
+    if_not_placed: bool | None = Field(
+        default=None, description="true: the model is known not to be placed."
+    )
+    placement_uncertain: bool | None = Field(
+        default=None, description="true: no tier could tell yet (run the probe)."
+    )
+    at_target: bool | None = Field(
+        default=None,
+        description="true: metrics.yaml stop rules say refinement is finished "
+        "(success, plateau, hopeless or hard limit).",
+    )
     any: list[Condition] | None = None
     all: list[Condition] | None = None
 
@@ -271,28 +353,92 @@ class Plateau(Strict):
     min_improvement: float = Field(default=0.005, ge=0)
 
 
-Condition.model_rebuild()
-CommandGroup.model_rebuild()
-Program.model_rebuild()
-
-
 class Transition(Strict):
     to: str
     when: Condition
+
+
+class PhaseStop(Strict):
+    """A phase-specific stop rule: offer STOP once this holds while in the phase."""
+
+    when: Condition
+    reason: str
 
 
 class Phase(Strict):
     description: str = ""
     programs: list[str] = Field(min_length=1)
     transitions: list[Transition] = Field(default_factory=list)
+    stop_rules: list[PhaseStop] = Field(default_factory=list)
+
+
+class Preferences(Strict):
+    """Workflow-wide preferences: never offer `skip`, offer `prefer` first."""
+
+    skip: list[str] = Field(default_factory=list)
+    prefer: list[str] = Field(default_factory=list)
+
+
+class GoalClass(Strict):
+    """A kind of request answered by a fixed, short chain ("how many ..." → count, STOP)."""
+
+    patterns: list[str] = Field(min_length=1, description="Regexes on the goal (case-insensitive).")
+    chain: list[str] = Field(min_length=1, description="Programs to run in order, then STOP.")
+
+    @field_validator("patterns")
+    @classmethod
+    def _compile(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
+        return value
+
+
+class ToolChain(Strict):
+    """Code-enforced chain rules (the bioimage planner's): they override the plan, logged."""
+
+    dependencies: dict[str, list[str]] = Field(
+        default_factory=dict, description="program: programs that must have run before it."
+    )
+    mandatory_next: dict[str, str] = Field(
+        default_factory=dict, description="After program A succeeds, B must come next."
+    )
+    goal_classes: list[GoalClass] = Field(default_factory=list)
 
 
 class Workflow(Strict):
     """Phases, the programs valid in each, and when to move from one to the next."""
 
     description: str = ""
+    experiment_type: str | None = Field(
+        default=None, description="xray, cryoem, ... (for display and detection)."
+    )
+    detect_categories: list[str] = Field(
+        default_factory=list,
+        description="The workflow fits a session whose inputs include any of these categories.",
+    )
     start: str
     phases: dict[str, Phase] = Field(min_length=1)
+    preferences: Preferences = Field(default_factory=Preferences)
+    tool_chain: ToolChain = Field(default_factory=ToolChain)
+    placement_probe: PlacementProbe | None = None
+
+
+class PlacementProbe(Strict):
+    """Tier 3 of model placement: one diagnostic run whose metric says placed or not."""
+
+    program: str
+    metric: str
+    below: float | None = None
+    above: float | None = None
+    model_category: str = "model"
+    data_categories: list[str] = Field(default_factory=list)
+    placed_by: list[str] = Field(
+        default_factory=list,
+        description="Tier 2: a successful run of any of these means the model is placed.",
+    )
 
 
 class FileCategory(Strict):
@@ -306,6 +452,15 @@ class FileCategory(Strict):
     exclude_patterns: list[str] = Field(
         default_factory=list, description="None may match (word-boundary)."
     )
+    content: str | None = Field(
+        default=None,
+        description="A content probe (knowledge/probes.py) that must say yes, e.g. pdb_is_ligand.",
+    )
+    lock_when: str | None = Field(
+        default=None,
+        description="Lock the first file of this category that this content probe accepts "
+        "(e.g. mtz_has_free_flags) for the whole session.",
+    )
 
     _dotted = field_validator("extensions")(classmethod(lambda cls, v: dotted_extensions(v)))
 
@@ -316,17 +471,9 @@ class FileCategoriesFile(Strict):
     categories: dict[str, FileCategory] = Field(min_length=1)
 
 
-class QualityMetric(Strict):
-    """The metric that ranks output files of the same category (best files)."""
-
-    metric: str
-    lower_is_better: bool = True
-
-
 class ProgramsFile(Strict):
     """`programs.yaml`."""
 
-    quality_metric: QualityMetric | None = None
     failure_markers: list[str] = Field(
         default_factory=list,
         description="Terminal phrases that mark a run as failed even with exit code 0.",
@@ -341,17 +488,6 @@ class WorkflowsFile(Strict):
     workflows: dict[str, Workflow] = Field(min_length=1)
 
 
-class Pack(Strict):
-    """A loaded, cross-checked knowledge pack."""
-
-    name: str
-    directory: str
-    quality_metric: QualityMetric | None = None
-    failure_markers: list[str]
-    programs: dict[str, Program]
-    workflows: dict[str, Workflow]
-    default_workflow: str
-    file_categories: dict[str, FileCategory] = Field(default_factory=dict)
-
-    def workflow(self, name: str | None = None) -> Workflow:
-        return self.workflows[name or self.default_workflow]
+# Models that refer to classes defined after them resolve their annotations now.
+for _model in (Condition, CommandGroup, Program, Workflow, WorkflowsFile, ProgramsFile):
+    _model.model_rebuild()

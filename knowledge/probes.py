@@ -50,6 +50,58 @@ def coot_monomer_library(_: Path | None = None) -> str | None:
     return None
 
 
+def _pdb_record_counts(path: Path, limit: int = 400) -> tuple[int, int]:
+    """(ATOM, HETATM) records among the first `limit` coordinate lines of a PDB file."""
+    atoms = hetatms = 0
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("ATOM  "):
+                    atoms += 1
+                elif line.startswith("HETATM"):
+                    hetatms += 1
+                if atoms + hetatms >= limit:
+                    break
+    except OSError:
+        pass
+    return atoms, hetatms
+
+
+def pdb_is_ligand(path: Path) -> bool:
+    """A PDB with coordinates that are all HETATM records: a small molecule, not a model."""
+    if path.suffix.lower() not in (".pdb", ".ent"):
+        return False
+    atoms, hetatms = _pdb_record_counts(path)
+    return hetatms > 0 and atoms == 0
+
+
+def pdb_is_model(path: Path) -> bool:
+    """Not a PDB (mmCIF models pass), or a PDB with > 150 records, mostly ATOM."""
+    if path.suffix.lower() not in (".pdb", ".ent"):
+        return True
+    atoms, hetatms = _pdb_record_counts(path)
+    return (atoms + hetatms > 150 and atoms > hetatms) or (atoms > 0 and hetatms == 0)
+
+
+def mtz_has_free_flags(path: Path) -> bool:
+    """An MTZ with an integer column named like an R-free flag set."""
+    try:
+        import gemmi
+
+        mtz = gemmi.read_mtz_file(str(path), with_data=False)
+    except (ImportError, RuntimeError, ValueError, OSError):
+        return False
+    return any(c.type == "I" and "free" in c.label.lower() for c in mtz.columns)
+
+
+ContentProbe = Callable[[Path], bool]
+
+CONTENT_PROBES: dict[str, ContentProbe] = {
+    "pdb_is_ligand": pdb_is_ligand,
+    "pdb_is_model": pdb_is_model,
+    "mtz_has_free_flags": mtz_has_free_flags,
+}
+
 PROBES: dict[str, Probe] = {
     "mtz_amplitude_labels": mtz_amplitude_labels,
     "coot_monomer_library": coot_monomer_library,

@@ -1,0 +1,70 @@
+"""Question classification: simple or multi_hop, and multiple-choice parsing.
+
+Rules first (bioimage seed): a question is multi-hop when answering it needs an
+intermediate fact the question only points at — a relative clause on another entity
+("the provider whose default model is X"), a back-reference from the asking sentence
+to an earlier one ("... Which model does that tool use?"), or a clause naming an event
+or use elsewhere ("for the scatterer used in the tutorial's run", "once X has run").
+Answer choices are stripped before planning and retrieval (legal-RAG seed, "MC
+isolation"): the agent researches the question, not the options.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentcycle.agent.research.text import QUESTION_WORDS, STOPWORDS
+
+_CHOICE_LINE = re.compile(r"^\s*\(?([A-Ha-h])[).:]\s+(.+?)\s*$", re.MULTILINE)
+_CHOICES_BLOCK = re.compile(r"\n\s*(answer )?choices?:.*$", re.IGNORECASE | re.DOTALL)
+_SENTENCES = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")
+_DEMONSTRATIVE = re.compile(r"\b(that|this|those|these|such)\s+([a-z][a-z-]+)", re.IGNORECASE)
+_BRIDGE_CLAUSES = (
+    re.compile(r"\bwhose\b", re.IGNORECASE),
+    re.compile(
+        r"\bonce\b[^?]{5,}\b(has|have|had)\s+(run|finished|completed|been)\b", re.IGNORECASE
+    ),
+    re.compile(
+        r"\b(for|of|in) the [\w\s'-]{3,40}?\b(used|reported|produced|chosen|selected|"
+        r"returned|created)\s+(in|by|from)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bthe same \w+ (as|that)\b", re.IGNORECASE),
+)
+_NEGATION = re.compile(r"\b(NOT|EXCEPT|never|none of)\b")
+
+
+def parse_choices(question: str, choices: dict[str, str] | None) -> tuple[str, dict[str, str]]:
+    """The question without its options, and the options by upper-case letter.
+
+    Options come from `choices` when given, else from "A) ..." lines in the question.
+    """
+    found = {k.strip().upper(): str(v).strip() for k, v in (choices or {}).items()}
+    text = question
+    if not found:
+        lines = list(_CHOICE_LINE.finditer(question))
+        if len(lines) >= 2:
+            found = {m.group(1).upper(): m.group(2) for m in lines}
+            text = question[: lines[0].start()]
+    text = _CHOICES_BLOCK.sub("", text).strip()
+    return text, found
+
+
+def is_negated(question: str) -> bool:
+    """Questions asking for the odd one out ("which is NOT ...")."""
+    return bool(_NEGATION.search(question))
+
+
+def classify(objective: str) -> tuple[str, str]:
+    """('simple' | 'multi_hop', the rule that decided)."""
+    for pattern in _BRIDGE_CLAUSES:
+        match = pattern.search(objective)
+        if match:
+            return "multi_hop", f"bridging clause {match.group(0)!r}"
+    sentences = [s for s in _SENTENCES.split(objective.strip()) if s.strip()]
+    if len(sentences) >= 2:
+        for match in _DEMONSTRATIVE.finditer(sentences[-1]):
+            noun = match.group(2).lower()
+            if noun not in STOPWORDS and noun not in QUESTION_WORDS:
+                return "multi_hop", f"back-reference {match.group(0)!r} to an earlier sentence"
+    return "simple", "one fact asked about named things"

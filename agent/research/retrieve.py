@@ -1,0 +1,56 @@
+"""Pooled retrieval: every query of a step searched, pooled, reranked, top k kept.
+
+Candidates from the primary and alternative queries are fused by reciprocal rank
+(a chunk found by several phrasings rises), chunks an earlier step already used are
+excluded (cross-step dedup, legal-RAG seed), and the pool is reranked by how much of
+the question's rare vocabulary a chunk (with its heading path) contains — the
+lexical second stage that stands in for a cross-encoder no package here ships.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms
+
+RRF_K = 60
+
+
+def coverage(terms: list[str], text: str, vocabulary: Vocabulary) -> float:
+    """IDF-weighted share of `terms` present in `text` (0..1)."""
+    if not terms:
+        return 0.0
+    present = present_terms(terms, text)
+    total = sum(vocabulary.idf(t) for t in terms) or 1.0
+    return sum(vocabulary.idf(t) for t in terms if t in present) / total
+
+
+def pool(rankings: Iterable[list[Evidence]], exclude: set[str]) -> list[Evidence]:
+    """Fuse rankings by RRF, dropping excluded chunks; fused score in `score`."""
+    fused: dict[str, Evidence] = {}
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, start=1):
+            if hit.chunk_id in exclude:
+                continue
+            fused.setdefault(hit.chunk_id, hit)
+            scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+    ordered = sorted(fused.values(), key=lambda h: -scores[h.chunk_id])
+    return [h.model_copy(update={"score": scores[h.chunk_id]}) for h in ordered]
+
+
+def rerank(
+    question: str, candidates: list[Evidence], vocabulary: Vocabulary, k: int
+) -> list[Evidence]:
+    """Order by fused rank and lexical coverage of the question; keep k."""
+    if not candidates:
+        return []
+    terms = content_terms(question)
+    best = max(c.score for c in candidates) or 1.0
+
+    def key(hit: Evidence) -> float:
+        lexical = coverage(terms, f"{hit.context}\n{hit.text}", vocabulary)
+        return 0.5 * hit.score / best + 0.5 * lexical
+
+    return sorted(candidates, key=key, reverse=True)[:k]

@@ -1,0 +1,109 @@
+"""Extractive synthesis with [n] citations: the evidence's own sentences, cited.
+
+Rules-only answers are never written, only selected: each candidate unit (sentence,
+list item, table row) of the retrieved chunks is scored by the IDF-weighted share of
+the question's terms it contains (its chunk's heading path counts for a little: a
+table row rarely repeats the table's title), with a bonus when the question asks for
+a quantity and the unit states one. The best units become the answer, each followed
+by the number of the chunk it was copied from, so every cited sentence is verbatim in
+its cited chunk by construction. `support` — the best unit's score — is what decides
+whether the evidence answers the question at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agentcycle.agent.research.retrieve import coverage
+from agentcycle.agent.research.state import Citation, Evidence
+from agentcycle.agent.research.text import Vocabulary, content_terms, has_number, sentences
+
+_WANTS_QUANTITY = re.compile(
+    r"\b(how (many|much|long|often|large|big|small)|what (is|was|are|were)? ?(the )?"
+    r"(value|number|default|percentage|fraction|size|limit|threshold|date|version|count|"
+    r"maximum|minimum|largest|smallest|tolerance|timeout)|what date|when|which year|"
+    r"what (\w+ )?(value|percentage|tolerance|threshold|date|number|size|limit|timeout)|"
+    r"below what|above what|at what)\b",
+    re.IGNORECASE,
+)
+MAX_UNIT_CHARS = 600
+
+
+@dataclass(frozen=True)
+class Scored:
+    score: float
+    text: str
+    evidence: Evidence
+    order: int
+
+
+def wants_quantity(question: str) -> bool:
+    return bool(_WANTS_QUANTITY.search(question))
+
+
+def score_units(
+    question: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    extra_terms: list[str] | None = None,
+) -> list[Scored]:
+    """Every unit of every chunk, best first."""
+    terms = content_terms(question)
+    if extra_terms:
+        terms += [t for t in extra_terms if t not in terms]
+    quantity = wants_quantity(question)
+    scored: list[Scored] = []
+    for rank, hit in enumerate(evidence):
+        heading_cover = coverage(terms, hit.context, vocabulary)
+        for unit in sentences(hit.text):
+            text = unit.text
+            if len(text) > MAX_UNIT_CHARS or len(text.split()) < 2:
+                continue
+            own = coverage(terms, text, vocabulary)
+            combined = coverage(terms, f"{hit.context}\n{text}", vocabulary)
+            score = 0.75 * own + 0.25 * combined + 0.02 * heading_cover
+            if quantity:  # a sentence without a number cannot state the asked quantity
+                score = score + 0.05 if has_number(text) else score * 0.7
+            score -= 0.005 * rank
+            scored.append(Scored(score, text, hit, rank * 10_000 + unit.start))
+    return sorted(scored, key=lambda s: s.score, reverse=True)
+
+
+def support(question: str, best: Scored | None, vocabulary: Vocabulary) -> float:
+    """How much of the question the best unit (with its heading) covers."""
+    if best is None:
+        return 0.0
+    terms = content_terms(question)
+    return coverage(terms, f"{best.evidence.context}\n{best.text}", vocabulary)
+
+
+def cite(units: list[Scored]) -> tuple[str, list[Citation]]:
+    """Answer text with [n] after each unit; citations numbered by first use."""
+    numbers: dict[str, int] = {}
+    citations: list[Citation] = []
+    lines = []
+    for unit in units:
+        hit = unit.evidence
+        if hit.chunk_id not in numbers:
+            numbers[hit.chunk_id] = len(numbers) + 1
+        n = numbers[hit.chunk_id]
+        citations.append(
+            Citation(
+                n=n, chunk_id=hit.chunk_id, file=hit.file, heading=hit.heading, sentence=unit.text
+            )
+        )
+        lines.append(f"{unit.text} [{n}]")
+    return "\n".join(lines), citations
+
+
+def pick(scored: list[Scored], count: int) -> list[Scored]:
+    """The best `count` distinct units (no unit contained in another already taken)."""
+    chosen: list[Scored] = []
+    for unit in scored:
+        if len(chosen) >= count:
+            break
+        if any(unit.text in c.text or c.text in unit.text for c in chosen):
+            continue
+        chosen.append(unit)
+    return chosen

@@ -1,0 +1,388 @@
+"""Words, sentences and the corpus vocabulary: the rules-only pipeline's raw material.
+
+Everything the rules-only research agent decides (query keywords, which sentence
+answers, whether the evidence supports an answer at all) rests on one idea: a question
+term is worth as much as it is rare in the corpus (IDF). The vocabulary is computed
+from the corpus's own chunks, so the same code works on any corpus without a model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+# Identifiers (snake_case, dotted, versions like v120, numbers like 0.345) stay whole.
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:%]*[A-Za-z0-9%]|[A-Za-z0-9]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*`]*\s+(?=[A-Z0-9\"'(\[*`_|-])")
+_LIST_OR_TABLE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|```|>)")
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "per",
+        "via",
+        "i.e",
+        "e.g",
+        "etc",
+        "according",
+        "say",
+        "says",
+        "said",
+        "listed",
+        "defined",
+        "given",
+        "used",
+        "using",
+        "use",
+        "uses",
+        "one",
+        "ones",
+        "does",
+        "do",
+        "it's",
+        "actually",
+    ]
+)
+# Words that shape the question but never name what is asked about.
+QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "many",
+        "much",
+        "long",
+        "value",
+        "values",
+        "number",
+        "kind",
+        "type",
+        "name",
+        "named",
+        "called",
+        "recommend",
+        "recommends",
+        "recommended",
+        "describe",
+        "explain",
+        "tell",
+        "exactly",
+        "specific",
+        "particular",
+    ]
+)
+
+
+def normalise(text: str) -> str:
+    """Lower case, whitespace collapsed, Markdown emphasis and code marks removed."""
+    text = re.sub(r"[*`]+", "", text)
+    return " ".join(text.split()).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case tokens; compound identifiers also yield their parts (p9-sad → p9, sad)."""
+    found: list[str] = []
+    for match in _TOKEN.finditer(text.replace("`", " ").replace("*", " ")):
+        token = match.group(0).lower().strip(".:/-")
+        if not token:
+            continue
+        found.append(token)
+        parts = [p for p in re.split(r"[_.\-/:]", token) if p]
+        if len(parts) > 1:
+            found.extend(parts)
+    return found
+
+
+def stem(token: str) -> str:
+    """A small suffix stripper: retire/retired/retirement, apply/applies, split/splitting.
+
+    No stemming library ships here; this folds the inflections that decide whether a
+    question's word appears in a passage, and leaves identifiers and numbers alone.
+    """
+    if len(token) <= 4 or not token.isalpha():
+        return token
+    for suffix in (
+        "ations",
+        "ation",
+        "ements",
+        "ement",
+        "ments",
+        "ment",
+        "ness",
+        "ings",
+        "ing",
+        "ies",
+        "ied",
+        "ers",
+        "er",
+        "ed",
+        "es",
+        "s",
+        "ly",
+    ):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            token = token[: -len(suffix)]
+            break
+    if len(token) > 4 and token[-1] == token[-2] and token[-1] not in "aeiousl":
+        token = token[:-1]
+    if len(token) > 4 and token[-1] in "ey":
+        token = token[:-1]
+    return token
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content words without stopwords or question words, in order, no repeats.
+
+    A hyphenated compound counts by its parts ("free-text" is matched by "free" and
+    "text"); identifiers with '_', '.' or '/' count whole and by their parts.
+    """
+    seen: dict[str, None] = {}
+    for token in tokens(text):
+        if len(token) < 2 or token in STOPWORDS or token in QUESTION_WORDS:
+            continue
+        if "-" in token and not re.search(r"[_./:]", token):
+            continue  # its parts follow in tokens()
+        seen.setdefault(stem(token), None)
+    return list(seen)
+
+
+def term_set(text: str) -> set[str]:
+    """Every stemmed token of a text (stopwords included: membership tests only)."""
+    return {stem(t) for t in tokens(text)}
+
+
+def abbreviations(text: str) -> set[str]:
+    """Parts of code identifiers, which abbreviate words (`_CELL_LENGTH_TOL_FRAC`)."""
+    parts: set[str] = set()
+    for token in tokens(text):
+        if "_" in token:
+            parts.update(p for p in token.split("_") if len(p) >= 3 and p.isalpha())
+    return parts
+
+
+def present_terms(terms: Iterable[str], text: str) -> set[str]:
+    """The terms a text contains, by stem or as an identifier abbreviation (tol → tolerance)."""
+    stems = term_set(text)
+    short = abbreviations(text)
+    found = set()
+    for term in terms:
+        if term in stems or (short and len(term) > 4 and any(term.startswith(p) for p in short)):
+            found.add(term)
+    return found
+
+
+_NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:[.,]\d+)*(?![A-Za-z_])")
+
+
+def has_number(text: str) -> bool:
+    """A standalone number (20, 0.345, 41%, 2026-05-20), not a digit inside v120 or K_H4."""
+    return bool(_NUMBER.search(text))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One answerable piece of a chunk: a sentence, a list item or a table row."""
+
+    text: str
+    start: int  # offset in the chunk text, for ordering
+
+
+def sentences(text: str) -> Iterator[Unit]:
+    """Split chunk text into verbatim sentences, list items and table rows.
+
+    Lines of lists and tables are units of their own; a wrapped paragraph is joined
+    before splitting at sentence ends. Every unit is a substring of the chunk after
+    whitespace normalisation, which is what citation grounding checks.
+    """
+    offset = 0
+    for block in re.split(r"\n\s*\n", text):
+        start = text.find(block, offset)
+        offset = start + len(block)
+        lines = block.split("\n")
+        paragraph: list[str] = []
+        para_start = start
+
+        def flush(lines_: list[str], at: int) -> Iterator[Unit]:
+            joined = " ".join(line.strip() for line in lines_).strip()
+            position = at
+            for piece in _SENTENCE_END.split(joined):
+                piece = piece.strip()
+                if len(piece) >= 3:
+                    yield Unit(piece, position)
+                    position += len(piece)
+
+        cursor = start
+        for line in lines:
+            if _LIST_OR_TABLE.match(line) or line.strip().startswith("|"):
+                if paragraph:
+                    yield from flush(paragraph, para_start)
+                    paragraph = []
+                stripped = line.strip()
+                if stripped and not re.fullmatch(r"[|\-:\s`]+", stripped):
+                    yield from flush([stripped], cursor)
+            else:
+                if not paragraph:
+                    para_start = cursor
+                paragraph.append(line)
+            cursor += len(line) + 1
+        if paragraph:
+            yield from flush(paragraph, para_start)
+
+
+@dataclass
+class Vocabulary:
+    """Document frequencies of stemmed terms over a corpus's chunks."""
+
+    documents: int = 0
+    frequency: Counter[str] = field(default_factory=Counter)
+    forms: dict[str, Counter[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> Vocabulary:
+        vocabulary = cls()
+        for text in texts:
+            vocabulary.documents += 1
+            raw = tokens(text)
+            vocabulary.frequency.update({stem(t) for t in raw})
+            for token in set(raw):
+                vocabulary.forms.setdefault(stem(token), Counter())[token] += 1
+        return vocabulary
+
+    def idf(self, term: str) -> float:
+        """Smoothed inverse document frequency; unseen terms count as very rare."""
+        n = self.documents or 1
+        return math.log((n + 1) / (self.frequency.get(term, 0) + 0.5))
+
+    def known(self, term: str) -> bool:
+        return term in self.frequency
+
+    def surface_forms(self, term: str, limit: int = 2) -> list[str]:
+        """How the corpus spells a stemmed term, most frequent first (query expansion)."""
+        return [form for form, _ in self.forms.get(term, Counter()).most_common(limit)]
+
+    def weights(self, terms: Iterable[str]) -> dict[str, float]:
+        return {term: self.idf(term) for term in terms}

@@ -1,0 +1,24 @@
+"""A loaded knowledge pack: every file of the pack, validated and cross-checked."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from agentcycle.knowledge.metrics_schema import MetricsFile
+from agentcycle.knowledge.schema import FileCategory, Program, Strict, Workflow
+
+
+class Pack(Strict):
+    """What the agent knows about one domain; built only by `load_pack`."""
+
+    name: str
+    directory: str
+    failure_markers: list[str]
+    programs: dict[str, Program]
+    workflows: dict[str, Workflow]
+    default_workflow: str
+    file_categories: dict[str, FileCategory] = Field(default_factory=dict)
+    metrics: MetricsFile = Field(default_factory=MetricsFile)
+
+    def workflow(self, name: str | None = None) -> Workflow:
+        return self.workflows[name or self.default_workflow]
