@@ -79,16 +79,8 @@ def _apply_stop_rules(pack: Pack, verdict: StopVerdict, options: _Options) -> No
 
 
 def _apply_tool_chain(chain: ToolChain, history: History, goal: str, options: _Options) -> None:
-    for program, needs in chain.dependencies.items():
-        missing = [n for n in needs if not history.done(n)]
-        if program in options.valid and missing:
-            options.remove({program}, f"tool chain: needs {', '.join(missing)} first")
-    last = next((c for c in reversed(history.cycles) if c.succeeded and c.program != STOP), None)
-    if last is not None and last.program in chain.mandatory_next:
-        successor = chain.mandatory_next[last.program]
-        options.valid = [successor]
-        options.notes.append(f"tool chain: {successor} must follow {last.program} (override)")
-        return
+    """Code-level enforcement, in order: the goal's class (shortest chain, then STOP),
+    a mandatory successor, then dependencies. Every override leaves a note."""
     for goal_class in chain.goal_classes:
         if any(re.search(p, goal, re.IGNORECASE) for p in goal_class.patterns):
             remaining = [p for p in goal_class.chain if not history.done(p)]
@@ -100,6 +92,16 @@ def _apply_tool_chain(chain: ToolChain, history: History, goal: str, options: _O
             if not remaining:
                 options.stop_reason = "goal answered by the shortest chain"
             return
+    last = next((c for c in reversed(history.cycles) if c.succeeded and c.program != STOP), None)
+    if last is not None and last.program in chain.mandatory_next:
+        successor = chain.mandatory_next[last.program]
+        options.valid = [successor]
+        options.notes.append(f"tool chain: {successor} must follow {last.program} (override)")
+        return
+    for program, needs in chain.dependencies.items():
+        missing = [n for n in needs if not history.done(n)]
+        if program in options.valid and missing:
+            options.remove({program}, f"tool chain: needs {', '.join(missing)} first")
 
 
 def _apply_directives(

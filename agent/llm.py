@@ -1,0 +1,198 @@
+"""LLM providers: `rules` (no model, the default), `ollama` and `openai` (any compatible server).
+
+An LLM is never required: every caller has a rules path and treats "no answer" from a
+provider as "use the rules". Models speak through the LangChain chat model packages;
+answers are JSON validated by a pydantic schema, repaired once by asking the model to
+fix its own output, then rejected (counted as a parse failure). Each call has a
+timeout and a bounded number of transport retries.
+
+The transport is a plain function `(system, user) -> text`, so the Prefect layer can
+route every call through a cached task without this module knowing Prefect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from agentcycle.errors import UserError
+
+T = TypeVar("T", bound=BaseModel)
+Transport = Callable[[str, str], str]
+PROVIDERS = ("rules", "ollama", "openai")
+DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_RETRIES = 1
+_JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Which model and where; from arguments, else environment, else defaults."""
+
+    provider: str = "rules"
+    model: str = ""
+    base_url: str = ""
+    api_key: str = ""
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    retries: int = DEFAULT_RETRIES
+
+    @classmethod
+    def resolve(
+        cls,
+        provider: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float | None = None,
+        retries: int | None = None,
+    ) -> LLMSettings:
+        env = os.environ
+        name = (provider or env.get("AGENTCYCLE_LLM_PROVIDER") or "rules").lower()
+        if name not in PROVIDERS:
+            raise UserError(f"--provider: {name!r} is not one of {', '.join(PROVIDERS)}")
+        if name == "ollama":
+            url = base_url or env.get("OLLAMA_BASE_URL") or "http://localhost:11434"
+            default_model = env.get("OLLAMA_LLM_MODEL", "qwen2.5:7b")
+        else:
+            url = base_url or env.get("AGENTCYCLE_LLM_BASE_URL") or env.get("OPENAI_BASE_URL", "")
+            default_model = env.get("OPENAI_MODEL", "gpt-4o-mini")
+        return cls(
+            provider=name,
+            model=model or env.get("AGENTCYCLE_LLM_MODEL") or default_model,
+            base_url=url,
+            api_key=env.get("OPENAI_API_KEY", "not-needed"),
+            timeout_s=timeout_s or float(env.get("AGENTCYCLE_LLM_TIMEOUT", DEFAULT_TIMEOUT_S)),
+            retries=DEFAULT_RETRIES if retries is None else retries,
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """Safe to log and to hash into cache keys (no API key)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": self.base_url,
+            "timeout_s": self.timeout_s,
+        }
+
+
+def chat_transport(settings: LLMSettings) -> Transport:
+    """A function sending one system + user message to the configured chat model."""
+    if settings.provider == "openai":
+        from langchain_openai import ChatOpenAI
+
+        model: Any = ChatOpenAI(
+            model=settings.model,
+            base_url=settings.base_url or None,
+            api_key=settings.api_key,
+            timeout=settings.timeout_s,
+            max_retries=settings.retries,
+            temperature=0,
+        )
+    elif settings.provider == "ollama":
+        from langchain_ollama import ChatOllama
+
+        model = ChatOllama(
+            model=settings.model,
+            base_url=settings.base_url,
+            temperature=0,
+            client_kwargs={"timeout": settings.timeout_s},
+        )
+    else:
+        raise UserError("the rules provider has no chat model")
+
+    def send(system: str, user: str) -> str:
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        reply = model.invoke([SystemMessage(system), HumanMessage(user)])
+        content = reply.content
+        return content if isinstance(content, str) else json.dumps(content)
+
+    return send
+
+
+def parse_json(text: str, schema: type[T]) -> T:
+    """The first JSON object in the text, validated; raises ValueError when unusable."""
+    match = _JSON_BLOCK.search(text or "")
+    if not match:
+        raise ValueError("no JSON object in the reply")
+    try:
+        return schema.model_validate(json.loads(match.group(0)))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise ValueError(str(exc).splitlines()[0]) from None
+
+
+@dataclass
+class LLMProvider:
+    """One configured provider with its counters; `enabled` is False for rules."""
+
+    settings: LLMSettings = field(default_factory=LLMSettings)
+    transport: Transport | None = None
+    calls: int = 0
+    chars_in: int = 0
+    chars_out: int = 0
+    parse_failures: int = 0
+    errors: int = 0
+    retries: int = field(default=DEFAULT_RETRIES)
+
+    @property
+    def name(self) -> str:
+        return self.settings.provider
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.provider != "rules"
+
+    def _send(self, system: str, user: str) -> str | None:
+        if self.transport is None:
+            self.transport = chat_transport(self.settings)
+        for _attempt in range(self.settings.retries + 1):
+            self.calls += 1
+            self.chars_in += len(system) + len(user)
+            try:
+                reply = self.transport(system, user)
+            except Exception:  # transport errors of any client library: retry, then give up
+                self.errors += 1
+                continue
+            self.chars_out += len(reply)
+            return reply
+        return None
+
+    def structured(self, system: str, user: str, schema: type[T]) -> T | None:
+        """A validated reply, or None (rules take over) after one repair attempt."""
+        if not self.enabled:
+            return None
+        schema_hint = json.dumps(schema.model_json_schema())
+        system = f"{system}\nReply with one JSON object matching this schema:\n{schema_hint}"
+        reply = self._send(system, user)
+        if reply is None:
+            return None
+        try:
+            return parse_json(reply, schema)
+        except ValueError as exc:
+            repair = (
+                f"Your reply was not valid ({exc}). Reply again with only the corrected "
+                f"JSON object.\nYour reply was:\n{reply[:4000]}"
+            )
+            fixed = self._send(system, repair)
+            try:
+                return parse_json(fixed or "", schema)
+            except ValueError:
+                self.parse_failures += 1
+                return None
+
+
+def make_provider(
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    timeout_s: float | None = None,
+    transport: Transport | None = None,
+) -> LLMProvider:
+    """The provider named (or from AGENTCYCLE_LLM_PROVIDER), rules by default."""
+    settings = LLMSettings.resolve(provider, model, base_url, timeout_s)
+    return LLMProvider(settings=settings, transport=transport)
