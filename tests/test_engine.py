@@ -59,28 +59,30 @@ def analysed(resolution: float = 1.5) -> list[CycleRecord]:
 
 def test_success_depends_on_resolution(xtal) -> None:
     at_high = evaluate(
-        xtal.metrics, History(tuple(analysed(1.5) + [rec(3, "refine", r_free=0.23)]))
+        xtal.metrics, History(tuple([*analysed(1.5), rec(3, "refine", r_free=0.23)]))
     )
-    at_low = evaluate(xtal.metrics, History(tuple(analysed(2.0) + [rec(3, "refine", r_free=0.23)])))
+    at_low = evaluate(xtal.metrics, History(tuple([*analysed(2.0), rec(3, "refine", r_free=0.23)])))
     assert not at_high.at_target  # 0.23 is not good at 1.5 Å (good < 0.22)
     assert at_low.at_target and at_low.reason.startswith("success")
 
 
 def test_plateau_hopeless_and_hard_limit(xtal) -> None:
-    flat = analysed() + [
-        rec(3, "refine", r_free=0.300),
+    flat = [
+        *analysed(),
+        rec(3, "refine", r_free=0.3),
         rec(4, "refine", r_free=0.299),
         rec(5, "refine", r_free=0.2985),
     ]
     assert evaluate(xtal.metrics, History(tuple(flat[:4]))).at_target is False
     verdict = evaluate(xtal.metrics, History(tuple(flat)))
     assert verdict.reason.startswith("plateau")
-    hopeless = evaluate(xtal.metrics, History(tuple(analysed() + [rec(3, "refine", r_free=0.55)])))
+    hopeless = evaluate(xtal.metrics, History(tuple([*analysed(), rec(3, "refine", r_free=0.55)])))
     assert hopeless.hopeless and hopeless.reason.startswith("hopeless")
-    steady = analysed() + [
-        rec(3, "refine", r_free=0.40),
+    steady = [
+        *analysed(),
+        rec(3, "refine", r_free=0.4),
         rec(4, "refine", r_free=0.35),
-        rec(5, "refine", r_free=0.30),
+        rec(5, "refine", r_free=0.3),
     ]
     assert evaluate(xtal.metrics, History(tuple(steady))).reason == "hard limit: 3 refinements"
 
@@ -92,7 +94,7 @@ def files_for(tmp_path: Path) -> list[Path]:
 
 
 def test_validation_gate_then_stop(xtal, tmp_path: Path) -> None:
-    history = analysed(2.0) + [rec(3, "refine", r_free=0.21)]
+    history = [*analysed(2.0), rec(3, "refine", r_free=0.21)]
     decision = decide(xtal, "xray", history, files_for(tmp_path), 4, 20)
     assert decision.program == "rmsz"  # at target: no more refinement, validation first
     assert "refine" not in decision.valid_programs and "STOP" not in decision.valid_programs
@@ -101,7 +103,7 @@ def test_validation_gate_then_stop(xtal, tmp_path: Path) -> None:
 
 
 def test_hopeless_stops_without_validation(xtal, tmp_path: Path) -> None:
-    history = analysed() + [rec(3, "refine", r_free=0.58)]
+    history = [*analysed(), rec(3, "refine", r_free=0.58)]
     decision = decide(xtal, "xray", history, files_for(tmp_path), 4, 20)
     assert decision.stop and decision.reason.startswith("hopeless")
 
@@ -302,7 +304,7 @@ def test_defaults_must_be_declared_flags(tmp_path: Path) -> None:
     def edit(docs):
         docs["programs.yaml"]["programs"]["refine"]["defaults"] = {"d_min": 2.5}
 
-    with pytest.raises(PackError, match="defaults.d_min: not a declared strategy flag"):
+    with pytest.raises(PackError, match=r"defaults\.d_min: not a declared strategy flag"):
         load_pack(variant(tmp_path, edit))
 
 
