@@ -23,6 +23,7 @@ from agentcycle.agent.execution import ExecutionResult, kill_group, run_argv
 from agentcycle.agent.files import categorise, is_intermediate, list_input_files
 from agentcycle.agent.graph import Decision, decide
 from agentcycle.agent.logparse import ParsedLog, parse_log
+from agentcycle.agent.replay import replay_run
 from agentcycle.agent.state import (
     CycleRecord,
     SessionState,
@@ -53,6 +54,7 @@ def create_session(
     goal: str = "",
     max_cycles: int = 20,
     session_id: str | None = None,
+    replay_dir: Path | None = None,
 ) -> SessionState:
     """Check the request, copy the inputs in, write the first session.json.
 
@@ -83,6 +85,7 @@ def create_session(
             goal, {name: spec.aliases for name, spec in pack.programs.items()}
         ),
         max_cycles=max_cycles,
+        replay_dir=str(replay_dir.resolve()) if replay_dir else None,
     )
     update_locks(state, pack, staging)
     state.best_files = rebuild_best_files(state, pack, staging)
@@ -166,12 +169,19 @@ def execute(
     timeout_s: float,
     environ: Mapping[str, str] | None = None,
 ) -> ExecutionResult:
-    """Run a decision in a fresh `sub_NN_program/`; a leftover of a killed run is cleared."""
+    """Run a decision in a fresh `sub_NN_program/`; a leftover of a killed run is cleared.
+
+    A session made for a scenario replays the program's recorded run instead.
+    """
     reap_orphans(session_dir)
     run_dir = session_dir / run_dir_name(cycle, decision.program)
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)
+    state = load_session(session_dir)
+    if state.replay_dir:
+        runs_before = sum(1 for c in state.cycles if c.program == decision.program)
+        return replay_run(Path(state.replay_dir), decision.program, runs_before + 1, run_dir)
     marker = session_dir / RUNNING_FILE
 
     def note_running(pgid: int) -> None:

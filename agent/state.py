@@ -70,6 +70,9 @@ class SessionState(BaseModel):
     stop_reason: str | None = None
     cycles: list[CycleRecord] = Field(default_factory=list)
     best_files: dict[str, str] = Field(default_factory=dict)
+    replay_dir: str | None = Field(
+        default=None, description="A scenario folder whose recorded runs replace the programs."
+    )
     locked_files: dict[str, str] = Field(
         default_factory=dict,
         description="Files fixed for the whole session (the reflection file with R-free flags).",

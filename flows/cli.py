@@ -73,6 +73,9 @@ def run(
     goal: Annotated[str, typer.Option(help="What the user wants, in words.")] = "",
     max_cycles: Annotated[int, typer.Option(help="Programs to run at most.")] = 20,
     session: Annotated[Path | None, typer.Option(help="Session directory to create.")] = None,
+    replay: Annotated[
+        Path | None, typer.Option(help="Scenario folder: replay its recorded runs, run nothing.")
+    ] = None,
 ) -> None:
     """Start a session: the agent picks, runs and judges programs until it decides STOP."""
     from agentcycle.agent.session import create_session, new_session_id
@@ -84,8 +87,10 @@ def run(
     loaded = load_pack(pack)
     session_id = new_session_id(loaded.name)
     session_dir = (session or sessions_dir() / session_id).resolve()
+    if replay is not None and not (replay / "runs").is_dir():
+        raise UserError(f"{replay}: not a scenario folder (no runs/ inside)")
     state = create_session(
-        loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles, session_id
+        loaded, _pack_ref(pack), input_dir, session_dir, goal, max_cycles, session_id, replay
     )
     if goal:
         understood = "; ".join(state.directives.recognised) or "no directive recognised"
@@ -223,6 +228,7 @@ def demo(
         goal="Refine the model against the data and validate it.",
         max_cycles=max_cycles,
         session=None,
+        replay=None,
     )
 
 
