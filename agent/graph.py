@@ -19,6 +19,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agentcycle.agent.command import BuiltCommand, FilePool, build_command
 from agentcycle.agent.directives import Directives
+from agentcycle.agent.duplicates import duplicate_problem
 from agentcycle.agent.engine import directive_stop, valid_programs
 from agentcycle.agent.perception import perceive_history
 from agentcycle.agent.state import CycleRecord
@@ -156,12 +157,6 @@ def build(state: DecisionState) -> dict[str, Any]:
     }
 
 
-def command_signature(argv: list[str], program: str, cycle: int) -> tuple[str, ...]:
-    """argv with the cycle-specific output prefix masked, to compare runs across cycles."""
-    prefix = f"{program}_{cycle:03d}"
-    return tuple(token.replace(prefix, "{prefix}") for token in argv)
-
-
 def validation_problem(state: DecisionState) -> str | None:
     """Why the built command must not run, or None when it may."""
     chosen, built = state["chosen"], state.get("built")
@@ -174,20 +169,7 @@ def validation_problem(state: DecisionState) -> str | None:
     for path in built.input_files.values():
         if not Path(path).is_file():
             return f"{chosen}: input file vanished: {path}"
-    signature = command_signature(built.argv, chosen, state["cycle"])
-    for record in state["history"].cycles:
-        if record.program != chosen:
-            continue
-        if command_signature(record.argv, record.program, record.cycle) != signature:
-            continue
-        if record.succeeded:
-            return f"{chosen}: duplicate of cycle {record.cycle}"
-        # Rerunning a command that failed cannot help; transient failures were
-        # already retried by the executor.
-        return (
-            f"{chosen}: the same command failed in cycle {record.cycle} ({record.failure_reason})"
-        )
-    return None
+    return duplicate_problem(built.argv, chosen, state["cycle"], state["history"].cycles)
 
 
 def validate(state: DecisionState) -> dict[str, Any]:
