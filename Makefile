@@ -9,7 +9,7 @@ DEMO_DATA := .demo-data
 DEMO_STAMP := $(DEMO_DATA)/.ready
 TORCH := torch==2.13.0
 
-.PHONY: install demo-data demo test lint clean
+.PHONY: install demo-data demo test lint clean browser
 
 install: $(STAMP)
 
@@ -31,7 +31,12 @@ $(DEMO_STAMP): $(STAMP)
 demo: $(DEMO_STAMP)
 	$(BIN)/agentcycle demo --data-dir $(DEMO_DATA)
 
-test: $(DEMO_STAMP)
+# Headless Chromium renders the HTML reports in tests (Debian's package; needs root).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(DEMO_STAMP) browser
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

@@ -21,6 +21,7 @@ from agentcycle.agent.command import BuiltCommand, FilePool, build_command
 from agentcycle.agent.directives import Directives
 from agentcycle.agent.duplicates import duplicate_problem
 from agentcycle.agent.engine import directive_stop, valid_programs
+from agentcycle.agent.events import event
 from agentcycle.agent.perception import perceive_history
 from agentcycle.agent.state import CycleRecord
 from agentcycle.agent.workflow import History
@@ -76,18 +77,26 @@ class DecisionState(TypedDict, total=False):
     decision: Decision
 
 
-def _event(kind: str, message: str, level: str = "normal") -> dict[str, str]:
-    return {"event": kind, "level": level, "message": message}
-
-
 def _note_event(note: str) -> dict[str, str]:
     if note.startswith("directive"):
-        return _event("directive_applied", note)
+        return event("directive_applied", note)
     if note.startswith(("tool chain", "stop rules", "validation gate", "at target")):
-        return _event("program_modified", note)
+        return event("program_modified", note)
     if note.startswith("ZOMBIE"):
-        return _event("warning", note)
-    return _event("workflow_note", note, "verbose")
+        return event("warning", note)
+    return event("workflow_note", note, "verbose")
+
+
+def _trend_events(pack: Pack, history: History) -> list[dict[str, str]]:
+    """The stop-rule target metric across runs, so a reader sees the direction."""
+    rules = pack.metrics.stop_rules
+    if rules is None:
+        return []
+    series = history.metric_series(rules.target)
+    if len(series) < 2:
+        return []
+    trend = " → ".join(f"{v:.4g}" for v in series[-5:])
+    return [event("metrics_trend", f"{rules.target}: {trend}")]
 
 
 def perceive(state: DecisionState) -> dict[str, Any]:
@@ -108,7 +117,9 @@ def perceive(state: DecisionState) -> dict[str, Any]:
     history = seen.history
     view = valid_programs(pack, workflow, history, directives, seen.verdict, state.get("goal", ""))
     events = [
-        _event("state_detected", f"phase {view.phase} (path {' → '.join(view.path)})"),
+        event("cycle_start", f"cycle {state['cycle']}"),
+        event("state_detected", f"phase {view.phase} (path {' → '.join(view.path)})"),
+        *_trend_events(pack, history),
         *(_note_event(note) for note in (*seen.diagnostics, *view.notes)),
     ]
     update: dict[str, Any] = {
@@ -125,7 +136,7 @@ def perceive(state: DecisionState) -> dict[str, Any]:
         stop_reason = f"max_cycles reached ({state['max_cycles']})"
     if stop_reason:
         update["decision"] = Decision(STOP, stop_reason, phase=view.phase)
-        update["events"] = [*events, _event("stop_decision", stop_reason)]
+        update["events"] = [*events, event("stop_decision", stop_reason)]
     return update
 
 
@@ -134,7 +145,7 @@ def plan(state: DecisionState) -> dict[str, Any]:
     remaining = [p for p in state["valid"] if p not in state["rejected"]]
     chosen = remaining[0] if remaining else STOP
     reason = "first valid program in phase" if remaining else "every valid program was rejected"
-    return {"chosen": chosen, "events": [_event("program_selected", f"{chosen}: {reason}")]}
+    return {"chosen": chosen, "events": [event("program_selected", f"{chosen}: {reason}")]}
 
 
 def build(state: DecisionState) -> dict[str, Any]:
@@ -151,9 +162,13 @@ def build(state: DecisionState) -> dict[str, Any]:
         state["environ"],
         state["history"],
     )
+    chosen_files = ", ".join(f"{slot}={Path(f).name}" for slot, f in built.input_files.items())
     return {
         "built": built,
-        "events": [_event("command_built", " ".join(built.argv), "verbose")],
+        "events": [
+            event("files_selected", f"{state['chosen']}: {chosen_files or 'no files'}"),
+            event("command_built", " ".join(built.argv), "verbose"),
+        ],
     }
 
 
@@ -180,7 +195,7 @@ def validate(state: DecisionState) -> dict[str, Any]:
         "rejected": [*state["rejected"], state["chosen"]],
         "attempts": state["attempts"] + 1,
         "feedback": [problem],
-        "events": [_event("warning", problem)],
+        "events": [event("warning", problem)],
     }
 
 
@@ -212,7 +227,7 @@ def output(state: DecisionState) -> dict[str, Any]:
         )
     events = [
         *state.get("events", []),
-        _event("decision", f"{decision.program}: {decision.reason}"),
+        event("decision", f"{decision.program}: {decision.reason}"),
     ]
     return {"decision": Decision(**{**decision.__dict__, "events": events})}
 

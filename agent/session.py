@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agentcycle.agent.best_files import declared_category, rebuild_best_files, update_locks
 from agentcycle.agent.directives import extract_directives
+from agentcycle.agent.events import event
 from agentcycle.agent.execution import ExecutionResult, kill_group, run_argv
 from agentcycle.agent.files import categorise, is_intermediate, list_input_files
 from agentcycle.agent.graph import Decision, decide
@@ -237,6 +238,7 @@ def make_record(
             cycle=cycle,
             program=decision.program,
             reason=decision.reason,
+            events=decision.events,
             started_at=started_at,
             finished_at=utc_now(),
         )
@@ -257,10 +259,19 @@ def make_record(
         failure_reason="timed out" if result.timed_out else parsed.failure_reason,
         metrics=parsed.metrics,
         flags=list(parsed.flags),
+        events=[*decision.events, *metric_events(parsed)],
         outputs=[_relative(session_dir, p) for p in outputs],
         started_at=started_at,
         finished_at=utc_now(),
     )
+
+
+def metric_events(parsed: ParsedLog) -> list[dict[str, str]]:
+    """What the log said, as events (stored with the cycle like the decision's events)."""
+    if parsed.failed:
+        return [event("error", f"run failed: {parsed.failure_reason}")]
+    found = ", ".join(f"{k}={v}" for k, v in parsed.metrics.items()) or "none"
+    return [event("metrics_extracted", f"metrics: {found}")]
 
 
 def _relative(session_dir: Path, path: Path) -> str:
@@ -287,3 +298,27 @@ def finish_cycle(
 def parse_run_log(log_path: Path, program_name: str, pack: Pack, exit_code: int) -> ParsedLog:
     text = log_path.read_text(encoding="utf-8", errors="replace")
     return parse_log(text, pack.programs[program_name], pack.failure_markers, exit_code)
+
+
+def prune_session(session_dir: Path, last: int) -> SessionState:
+    """Drop the last `last` cycles: their run folders move to `pruned/`, best files and
+    locks are rebuilt from what is left, and a finished session becomes resumable."""
+    state = load_session(session_dir)
+    if last < 1 or last > len(state.cycles):
+        raise UserError(f"--last: must be between 1 and {len(state.cycles)} (got {last})")
+    pack = load_pack(state.pack)
+    dropped = state.cycles[-last:]
+    state.cycles = state.cycles[:-last]
+    graveyard = session_dir / "pruned"
+    for record in dropped:
+        if record.run_dir and (session_dir / record.run_dir).exists():
+            graveyard.mkdir(exist_ok=True)
+            target = graveyard / record.run_dir
+            shutil.rmtree(target, ignore_errors=True)
+            (session_dir / record.run_dir).rename(target)
+    state.status, state.stop_reason = "running", None
+    state.locked_files = {}
+    update_locks(state, pack, session_dir)
+    state.best_files = rebuild_best_files(state, pack, session_dir)
+    save_session(session_dir, state)
+    return state

@@ -46,6 +46,7 @@ class CycleRecord(BaseModel):
     metrics: dict[str, MetricValue] = Field(default_factory=dict)
     flags: list[str] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
+    events: list[dict[str, str]] = Field(default_factory=list)
     started_at: str = ""
     finished_at: str = ""
 

@@ -14,9 +14,11 @@ from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
 from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
+from agentcycle.agent.events import Verbosity, format_events
 from agentcycle.agent.session import reap_orphans
 from agentcycle.agent.state import load_session, utc_now, write_atomic
-from agentcycle.flows.summary import session_markdown
+from agentcycle.flows.summary import session_html, session_markdown
+from agentcycle.knowledge import load_pack
 from agentcycle.tasks.program import (
     TransientProgramError,
     decide_task,
@@ -39,7 +41,7 @@ def _rename_current_flow_run(name: str) -> None:
 
 
 @flow(name="agent_cycle", log_prints=False)
-def agent_cycle(session_dir: str, cycle: int, label: str) -> bool:
+def agent_cycle(session_dir: str, cycle: int, label: str, verbosity: Verbosity = "normal") -> bool:
     """One decision and, unless it is STOP, one program run. Returns True when the session ended."""
     logger = get_run_logger()
     started_at = utc_now()
@@ -47,7 +49,6 @@ def agent_cycle(session_dir: str, cycle: int, label: str) -> bool:
     if next_cycle != cycle:
         raise RuntimeError(f"session is at cycle {next_cycle}, flow asked for {cycle}")
     _rename_current_flow_run(f"{label}-cycle-{cycle:02d}-{decision.program}")
-    logger.info("cycle %d: %s (%s)", cycle, decision.program, decision.reason)
     result = parsed = None
     if not decision.stop:
         run = run_program_task.with_options(task_run_name=f"run-{decision.program}-c{cycle:02d}")
@@ -60,15 +61,15 @@ def agent_cycle(session_dir: str, cycle: int, label: str) -> bool:
             task_run_name=f"parse-{decision.program}-c{cycle:02d}"
         )(str(result.log_path), decision.program, pack_ref, result.exit_code)
     record = record_task(session_dir, decision, result, parsed, started_at)
+    for line in format_events(record.events, verbosity):
+        logger.info("cycle %d %s", cycle, line)
     if record.failed:
         logger.warning("cycle %d: %s failed: %s", cycle, record.program, record.failure_reason)
-    elif record.metrics:
-        logger.info("cycle %d metrics: %s", cycle, record.metrics)
     return decision.stop
 
 
 @flow(name="agent_session", flow_run_name="session-{label}", log_prints=False)
-def agent_session(session_dir: str, label: str) -> dict:
+def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal") -> dict:
     """Run cycles until the graph decides STOP; safe to call again on a killed session.
 
     The session flow keeps Prefect's heartbeat (crash detection); its cycles do not
@@ -82,15 +83,17 @@ def agent_session(session_dir: str, label: str) -> dict:
     # The session's own heartbeat thread has started already; only the cycles run without.
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         while not state.finished:
-            agent_cycle(session_dir, state.next_cycle, label)
+            agent_cycle(session_dir, state.next_cycle, label, verbosity)
             state = load_session(directory)
-    markdown = session_markdown(state)
+    pack = load_pack(state.pack)
+    markdown = session_markdown(state, pack)
     create_markdown_artifact(markdown=markdown, description=f"Session {state.session_id}")
     write_atomic(directory / "summary.md", markdown)
+    write_atomic(directory / "summary.html", session_html(state, pack))
     return {"session_id": state.session_id, "status": state.status, "cycles": len(state.cycles)}
 
 
-def run_session(session_dir: Path) -> dict:
+def run_session(session_dir: Path, verbosity: Verbosity = "normal") -> dict:
     """Run or resume the session at `session_dir` as an `agent_session` flow run."""
     state = load_session(session_dir)
-    return agent_session(session_dir=str(session_dir), label=state.session_id)
+    return agent_session(session_dir=str(session_dir), label=state.session_id, verbosity=verbosity)

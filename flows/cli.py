@@ -31,6 +31,22 @@ app.add_typer(knowledge_app, name="knowledge")
 app.add_typer(server_app, name="server")
 
 
+class Verbosity(StrEnum):
+    quiet = "quiet"
+    normal = "normal"
+    verbose = "verbose"
+
+
+class Detail(StrEnum):
+    basic = "basic"
+    detailed = "detailed"
+
+
+VerbosityOption = Annotated[
+    Verbosity, typer.Option(help="Events to print per cycle: quiet, normal or verbose.")
+]
+
+
 class OutputFormat(StrEnum):
     table = "table"
     csv = "csv"
@@ -49,7 +65,7 @@ def _echo_table(rows: list[dict[str, str]], title: str | None = None) -> None:
     Console(width=max(120, Console().width)).print(table)
 
 
-def _run_session(session_dir: Path) -> None:
+def _run_session(session_dir: Path, verbosity: Verbosity = Verbosity.normal) -> None:
     """Run (or resume) a session through the Prefect flows and print its cycle table."""
     from agentcycle.flows.server import ensure_prefect_api
 
@@ -59,7 +75,7 @@ def _run_session(session_dir: Path) -> None:
     from agentcycle.flows.agent_session import run_session
     from agentcycle.flows.summary import cycle_table
 
-    run_session(session_dir)
+    run_session(session_dir, verbosity.value)
     state = load_session(session_dir)
     _echo_table(cycle_table(state), title=f"session {state.session_id}: {state.status}")
     typer.echo(f"stop reason: {state.stop_reason}")
@@ -76,6 +92,7 @@ def run(
     replay: Annotated[
         Path | None, typer.Option(help="Scenario folder: replay its recorded runs, run nothing.")
     ] = None,
+    verbosity: VerbosityOption = Verbosity.normal,
 ) -> None:
     """Start a session: the agent picks, runs and judges programs until it decides STOP."""
     from agentcycle.agent.session import create_session, new_session_id
@@ -95,7 +112,7 @@ def run(
     if goal:
         understood = "; ".join(state.directives.recognised) or "no directive recognised"
         typer.echo(f"goal: {goal}\ndirectives: {understood}", err=True)
-    _run_session(session_dir)
+    _run_session(session_dir, verbosity)
 
 
 def _pack_ref(pack: str) -> str:
@@ -105,7 +122,10 @@ def _pack_ref(pack: str) -> str:
 
 
 @app.command()
-def resume(session_dir: Annotated[Path, typer.Argument(help="Session directory.")]) -> None:
+def resume(
+    session_dir: Annotated[Path, typer.Argument(help="Session directory.")],
+    verbosity: VerbosityOption = Verbosity.normal,
+) -> None:
     """Continue a session that was interrupted; finished cycles are never repeated."""
     from agentcycle.agent.state import load_session
 
@@ -115,20 +135,53 @@ def resume(session_dir: Annotated[Path, typer.Argument(help="Session directory."
             f"session {state.session_id} already finished ({state.status}): {state.stop_reason}"
         )
         return
-    _run_session(session_dir.resolve())
+    _run_session(session_dir.resolve(), verbosity)
 
 
 @app.command()
-def show(session_dir: Annotated[Path, typer.Argument(help="Session directory.")]) -> None:
-    """Print a session's cycle table."""
+def show(
+    session_dir: Annotated[Path, typer.Argument(help="Session directory.")],
+    detail: Annotated[
+        Detail, typer.Option(help="basic: the cycle table; detailed: all.")
+    ] = Detail.basic,
+) -> None:
+    """Print a session's cycle table (and with --detail detailed, its whole story)."""
+    from agentcycle.agent.events import format_events
     from agentcycle.agent.state import load_session
     from agentcycle.flows.summary import cycle_table
 
     state = load_session(session_dir)
     _echo_table(cycle_table(state), title=f"session {state.session_id}: {state.status}")
-    if state.best_files:
-        for category, path in sorted(state.best_files.items()):
-            typer.echo(f"best {category}: {path}")
+    for category, path in sorted(state.best_files.items()):
+        typer.echo(f"best {category}: {path}")
+    if detail is Detail.basic:
+        return
+    for category, path in sorted(state.locked_files.items()):
+        typer.echo(f"locked {category}: {path}")
+    typer.echo(f"goal: {state.goal or '(none)'}")
+    typer.echo(f"directives: {'; '.join(state.directives.recognised) or '(none)'}")
+    for record in state.cycles:
+        typer.echo(f"\n--- cycle {record.cycle}: {record.program} ({record.reason})")
+        if record.argv:
+            typer.echo("argv: " + " ".join(record.argv))
+        if record.failed:
+            typer.echo(f"failed: {record.failure_reason}")
+        for line in format_events(record.events, "verbose"):
+            typer.echo("  " + line)
+
+
+@app.command()
+def prune(
+    session_dir: Annotated[Path, typer.Argument(help="Session directory.")],
+    last: Annotated[int, typer.Option(help="How many of the last cycles to drop.")] = 1,
+) -> None:
+    """Drop the last N cycles so the session can take another path on resume."""
+    from agentcycle.agent.session import prune_session
+
+    state = prune_session(session_dir, last)
+    typer.echo(
+        f"session {state.session_id}: {len(state.cycles)} cycles kept, status {state.status}"
+    )
 
 
 @app.command()
@@ -214,6 +267,7 @@ def demo(
         ".demo-data"
     ),
     max_cycles: int = 12,
+    verbosity: VerbosityOption = Verbosity.normal,
 ) -> None:
     """Prepare the real crystallography demo data and run the `xtal` pack on it."""
     from agentcycle.demo_data import prepare_demo_data
@@ -229,6 +283,7 @@ def demo(
         max_cycles=max_cycles,
         session=None,
         replay=None,
+        verbosity=verbosity,
     )
 
 

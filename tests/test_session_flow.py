@@ -256,3 +256,41 @@ def test_goal_directive_stops_the_real_session(
     assert [c.program for c in state.cycles] == ["inspect", "refine", "STOP"]
     assert state.stop_reason == "directive: stop after refine"
     assert "directives: stop after refine" in (session / "summary.md").read_text()
+
+
+def test_show_detail_prune_and_resume_summary(
+    prefect_api: str, toy_inputs: Path, tmp_path: Path
+) -> None:
+    session = tmp_path / "pruned"
+    done = run_cli(
+        prefect_api,
+        "run",
+        str(TOY_PACK),
+        str(toy_inputs),
+        "--session",
+        str(session),
+        "--verbosity",
+        "verbose",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[command_built] python3" in done.stderr  # verbose events reach the log
+    detailed = run_cli(prefect_api, "show", str(session), "--detail", "detailed")
+    assert "--- cycle 2: refine" in detailed.stdout and "[files_selected]" in detailed.stdout
+    assert "locked" not in detailed.stdout  # the toy pack locks nothing
+
+    html = (session / "summary.html").read_text()
+    assert "<img alt='r_free per cycle' src='data:image/png;base64," not in html  # toy: no rules
+    assert "<h2>Steps</h2>" in html and "refine" in html and "http" not in html
+
+    pruned = run_cli(prefect_api, "prune", str(session), "--last", "2")
+    assert pruned.returncode == 0, pruned.stderr
+    state = load_session(session)
+    assert [c.program for c in state.cycles] == EXPECTED[:4] and state.status == "running"
+    assert (session / "pruned" / "sub_05_validate").is_dir()
+    assert state.best_files["model"] == "sub_04_refine/refine_004.model"
+    resumed = run_cli(prefect_api, "resume", str(session))
+    assert resumed.returncode == 0, resumed.stderr
+    assert [c.program for c in load_session(session).cycles] == EXPECTED
+
+    too_many = run_cli(prefect_api, "prune", str(session), "--last", "99")
+    assert too_many.returncode == 2 and "--last: must be between 1 and 6" in too_many.stderr
