@@ -227,6 +227,7 @@ def build_command(
     pack_dir: str,
     environ: Mapping[str, str] | None = None,
     history: History | None = None,
+    settings_tokens: list[str] | None = None,
 ) -> BuiltCommand:
     """Fill the template. A group with an unfilled optional value, or whose `when`
     condition does not hold on the history, is dropped whole."""
@@ -245,5 +246,9 @@ def build_command(
             unfilled = [n for n in PLACEHOLDER.findall(item) if n not in values]
             if not any(n in program.inputs or n in program.parameters for n in unfilled):
                 missing.append(f"token {item!r}")
-    argv.extend(strategy_tokens(program, program.defaults))
+    argv.extend(
+        settings_tokens
+        if settings_tokens is not None
+        else strategy_tokens(program, program.defaults)
+    )
     return BuiltCommand(argv=argv, input_files=files, missing=missing)

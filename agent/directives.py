@@ -37,6 +37,7 @@ SPACE_GROUP_PHRASE = re.compile(
     r"([A-Za-z0-9][A-Za-z0-9 /_\-:]{0,14}?)(?=[,.;)]|$| and | with )",
     re.IGNORECASE,
 )
+KEY_VALUE = re.compile(r"(?<![\w.=/])([A-Za-z_][\w.]{0,60})=([^\s,;'\"]{1,100})")
 UNIT_CELL_PHRASE = re.compile(r"(?:unit )?cell (?:is |of |=\s*)?\(?" + r"[,\s]+".join([NUMBER] * 6))
 
 
@@ -64,6 +65,9 @@ class Directives(BaseModel):
     start_with: list[str] = Field(default_factory=list)
     skip: list[str] = Field(default_factory=list)
     prefer: list[str] = Field(default_factory=list)
+    parameters: dict[str, str] = Field(
+        default_factory=dict, description="key=value settings the user wrote in the advice."
+    )
     space_group: str | None = None
     unit_cell: list[float] | None = None
     recognised: list[str] = Field(default_factory=list)
@@ -87,6 +91,8 @@ def valid_space_group(text: str) -> str | None:
 
 def _program_pattern(aliases: dict[str, list[str]]) -> str:
     names = sorted(aliases, key=len, reverse=True)
+    if not names:
+        return "((?!))"  # no program names: a group that never matches
     return "(" + "|".join(re.escape(n) for n in names) + ")"
 
 
@@ -139,6 +145,9 @@ def extract_directives(text: str, programs: dict[str, Iterable[str]]) -> Directi
             if name not in found.prefer and name not in found.skip:
                 found.prefer.append(name)
                 found.recognised.append(f"prefer {name}")
+    for match in KEY_VALUE.finditer(text):
+        found.parameters[match.group(1)] = match.group(2)
+        found.recognised.append(f"parameter {match.group(1)}={match.group(2)}")
     if match := SPACE_GROUP_PHRASE.search(text.strip()):
         symbol = valid_space_group(match.group(1))
         if symbol:

@@ -124,12 +124,22 @@ def valid_programs(
     directives: Directives | None = None,
     verdict: StopVerdict | None = None,
     goal: str = "",
+    step_back: bool = False,
 ) -> PhaseView:
-    """The programs that may run next, and why the list looks the way it does."""
+    """The programs that may run next, and why the list looks the way it does.
+
+    `step_back`: the user gave new advice to a finished session; if the phase offers
+    only STOP, offer the previous phase's programs for one cycle so the request can run.
+    """
     directives = directives or Directives()
     phase, path = current_phase(workflow, history)
     options = _Options(valid=list(workflow.phases[phase].programs))
-    _done_filter(pack, history, options)
+    if step_back and options.valid == [STOP] and len(path) > 1:
+        phase = path[-2]
+        options = _Options(valid=[*workflow.phases[phase].programs, STOP])
+        options.notes.append(f"advice changed: stepped back to phase {phase} for one cycle")
+    else:
+        _done_filter(pack, history, options)
     options.remove(set(workflow.preferences.skip), "workflow preference: skip")
     options.remove(set(directives.skip), "directive: skip")
     preferred = [p for p in options.valid if p in workflow.preferences.prefer]

@@ -23,6 +23,7 @@ from agentcycle.agent.duplicates import duplicate_problem
 from agentcycle.agent.engine import directive_stop, valid_programs
 from agentcycle.agent.events import event
 from agentcycle.agent.perception import perceive_history
+from agentcycle.agent.postprocess import postprocess
 from agentcycle.agent.state import CycleRecord
 from agentcycle.agent.workflow import History
 from agentcycle.knowledge.pack import Pack
@@ -63,6 +64,8 @@ class DecisionState(TypedDict, total=False):
     goal: str
     session_dir: Path | None
     locked_files: Mapping[str, str]
+    advice_changed: bool
+    blacklist: Mapping[str, list[str]]
     # Worked out by the nodes.
     pool: FilePool
     history: History
@@ -115,7 +118,15 @@ def perceive(state: DecisionState) -> dict[str, Any]:
         pack, workflow, state["cycles"], pool.categories, state.get("session_dir")
     )
     history = seen.history
-    view = valid_programs(pack, workflow, history, directives, seen.verdict, state.get("goal", ""))
+    view = valid_programs(
+        pack,
+        workflow,
+        history,
+        directives,
+        seen.verdict,
+        state.get("goal", ""),
+        step_back=state.get("advice_changed", False),
+    )
     events = [
         event("cycle_start", f"cycle {state['cycle']}"),
         event("state_detected", f"phase {view.phase} (path {' → '.join(view.path)})"),
@@ -153,19 +164,25 @@ def build(state: DecisionState) -> dict[str, Any]:
     if state["chosen"] == STOP:
         return {"built": None}
     pack = state["pack"]
+    program = pack.programs[state["chosen"]]
+    directives = state.get("directives") or Directives()
+    blacklist = frozenset((state.get("blacklist") or {}).get(state["chosen"], []))
+    settings = postprocess(program, directives.parameters, directives, blacklist)
     built = build_command(
         state["chosen"],
-        pack.programs[state["chosen"]],
+        program,
         state["pool"],
         state["cycle"],
         pack.directory,
         state["environ"],
         state["history"],
+        settings.tokens,
     )
     chosen_files = ", ".join(f"{slot}={Path(f).name}" for slot, f in built.input_files.items())
     return {
         "built": built,
         "events": [
+            *(event("program_modified", f"{state['chosen']}: {note}") for note in settings.notes),
             event("files_selected", f"{state['chosen']}: {chosen_files or 'no files'}"),
             event("command_built", " ".join(built.argv), "verbose"),
         ],
@@ -280,6 +297,8 @@ def decide(
     goal: str = "",
     session_dir: Path | None = None,
     locked_files: Mapping[str, str] | None = None,
+    advice_changed: bool = False,
+    blacklist: Mapping[str, list[str]] | None = None,
 ) -> Decision:
     """Run the graph once and return its decision for cycle `cycle`."""
     result = decision_graph().invoke(
@@ -297,6 +316,8 @@ def decide(
             "goal": goal,
             "session_dir": session_dir,
             "locked_files": locked_files or {},
+            "advice_changed": advice_changed,
+            "blacklist": blacklist or {},
             "feedback": [],
             "events": [],
         }

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from fnmatch import fnmatch
 from pathlib import Path
 
+from agentcycle.agent.advice import gather_advice
 from agentcycle.agent.best_files import declared_category, rebuild_best_files, update_locks
 from agentcycle.agent.directives import extract_directives
 from agentcycle.agent.events import event
@@ -70,6 +71,7 @@ def create_session(
         raise UserError(f"{input_dir}: no input files")
     if (session_dir / "session.json").exists():
         raise UserError(f"{session_dir}: a session already exists here (use `agentcycle resume`)")
+    advice = gather_advice(goal, input_dir)
     staging = session_dir.with_name(f".{session_dir.name}.creating")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / INPUTS_DIR).mkdir(parents=True)
@@ -82,9 +84,9 @@ def create_session(
         input_dir=str(input_dir.resolve()),
         inputs=[f"{INPUTS_DIR}/{p.name}" for p in inputs],
         goal=goal,
-        directives=extract_directives(
-            goal, {name: spec.aliases for name, spec in pack.programs.items()}
-        ),
+        directives=extract_directives(advice.text, program_aliases(pack)),
+        advice_digest=advice.digest,
+        advice_removed=list(advice.removed),
         max_cycles=max_cycles,
         replay_dir=str(replay_dir.resolve()) if replay_dir else None,
     )
@@ -96,6 +98,33 @@ def create_session(
     session_dir.parent.mkdir(parents=True, exist_ok=True)
     staging.rename(session_dir)
     return state
+
+
+def program_aliases(pack: Pack) -> dict[str, list[str]]:
+    return {name: spec.aliases for name, spec in pack.programs.items()}
+
+
+def refresh_advice(session_dir: Path, new_goal: str | None = None) -> tuple[SessionState, bool]:
+    """On resume: gather advice again (new --goal, edited README); if it changed, extract
+    directives again and, for a finished session, reopen it for one stepped-back cycle."""
+    state = load_session(session_dir)
+    goal = state.goal if new_goal is None else new_goal
+    source = Path(state.input_dir)
+    advice = gather_advice(goal, source if source.is_dir() else session_dir / INPUTS_DIR)
+    if advice.digest == state.advice_digest:
+        return state, False
+    pack = load_pack(state.pack)
+    state.goal = goal
+    state.directives = extract_directives(advice.text, program_aliases(pack))
+    state.advice_digest = advice.digest
+    state.advice_removed = list(advice.removed)
+    if state.finished:
+        if state.cycles and state.cycles[-1].program == "STOP":
+            state.cycles.pop()
+        state.status, state.stop_reason = "running", None
+        state.advice_changed = True
+    save_session(session_dir, state)
+    return state, True
 
 
 def detect_workflow(pack: Pack, inputs: list[Path]) -> str:
@@ -158,6 +187,8 @@ def decide_next(
         directives=state.directives,
         goal=state.goal,
         session_dir=session_dir,
+        advice_changed=state.advice_changed,
+        blacklist=state.blacklist,
         locked_files={k: str(session_dir / v) for k, v in state.locked_files.items()},
     )
     return state, decision
@@ -281,11 +312,32 @@ def _relative(session_dir: Path, path: Path) -> str:
         return str(path)
 
 
+def blame_settings(state: SessionState, record: CycleRecord, session_dir: Path) -> None:
+    """A failed run whose log's tail names a user setting blacklists that setting for
+    the program, so the next build strips it instead of failing the same way."""
+    if not record.failed or not record.run_dir:
+        return
+    log = session_dir / record.run_dir / LOG_NAME
+    tail = (
+        "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-30:])
+        if log.is_file()
+        else ""
+    )
+    for key in state.directives.parameters:
+        if re.search(rf"\b{re.escape(key)}\b", tail):
+            listed = state.blacklist.setdefault(record.program, [])
+            if key not in listed:
+                listed.append(key)
+
+
 def finish_cycle(
     session_dir: Path, state: SessionState, record: CycleRecord, pack: Pack, stop: bool
 ) -> SessionState:
     """Append the cycle, update best files and status, and save atomically."""
     state.cycles.append(record)
+    blame_settings(state, record, session_dir)
+    if record.program != "STOP":
+        state.advice_changed = False  # the stepped-back cycle has run
     state.best_files = rebuild_best_files(state, pack, session_dir)
     update_locks(state, pack, session_dir)
     if stop:

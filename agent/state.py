@@ -65,6 +65,17 @@ class SessionState(BaseModel):
     inputs: list[str]
     goal: str = ""
     directives: Directives = Field(default_factory=Directives)
+    advice_digest: str = ""
+    advice_removed: list[str] = Field(
+        default_factory=list, description="What sanitising took out of the advice, for audit."
+    )
+    blacklist: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Per program, user settings that made it fail in this session.",
+    )
+    advice_changed: bool = Field(
+        default=False, description="New advice on resume: one cycle may step back a phase."
+    )
     max_cycles: int = Field(ge=1)
     created_at: str = Field(default_factory=utc_now)
     status: SessionStatus = "running"

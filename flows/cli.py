@@ -124,12 +124,18 @@ def _pack_ref(pack: str) -> str:
 @app.command()
 def resume(
     session_dir: Annotated[Path, typer.Argument(help="Session directory.")],
+    goal: Annotated[
+        str | None, typer.Option(help="New advice; a finished session reopens for it.")
+    ] = None,
     verbosity: VerbosityOption = Verbosity.normal,
 ) -> None:
     """Continue a session that was interrupted; finished cycles are never repeated."""
-    from agentcycle.agent.state import load_session
+    from agentcycle.agent.session import refresh_advice
 
-    state = load_session(session_dir)
+    state, changed = refresh_advice(session_dir, goal)
+    if changed:
+        understood = "; ".join(state.directives.recognised) or "no directive recognised"
+        typer.echo(f"advice changed; directives: {understood}", err=True)
     if state.finished:
         typer.echo(
             f"session {state.session_id} already finished ({state.status}): {state.stop_reason}"
