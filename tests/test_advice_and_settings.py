@@ -120,7 +120,7 @@ def test_failed_setting_is_blacklisted_by_the_session(tmp_path: Path, toy_inputs
 # --- property: adversarial advice and file names never escape the template ----------------
 
 NASTY = st.text(
-    alphabet=st.sampled_from(list(string.printable) + ["é", "∑", "\u202e", "\x00", "；"]),
+    alphabet=st.sampled_from([*list(string.printable), "é", "∑", "\u202e", "\x00", "；"]),
     max_size=300,
 )
 FILE_NAME = st.text(
