@@ -15,9 +15,9 @@ import pytest
 from conftest import PROJECT_ROOT, cli_command
 
 from agentcycle.agent.logparse import parse_log
-from agentcycle.knowledge.probes import coot_monomer_library, mtz_amplitude_labels
 from agentcycle.agent.state import load_session
 from agentcycle.knowledge import load_pack
+from agentcycle.knowledge.probes import coot_monomer_library, mtz_amplitude_labels
 
 LOGS = Path(__file__).resolve().parent / "data" / "xtal_logs"
 
