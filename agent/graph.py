@@ -24,10 +24,11 @@ from agentcycle.agent.engine import directive_stop, valid_programs
 from agentcycle.agent.events import event
 from agentcycle.agent.perception import perceive_history
 from agentcycle.agent.postprocess import postprocess
+from agentcycle.agent.recovery import Diagnosis, Recovery, examine_failure
 from agentcycle.agent.state import CycleRecord
 from agentcycle.agent.workflow import History
 from agentcycle.knowledge.pack import Pack
-from agentcycle.knowledge.schema import STOP
+from agentcycle.knowledge.schema import STOP, Program
 
 MAX_ATTEMPTS = 3
 
@@ -43,6 +44,8 @@ class Decision:
     phase: str = ""
     valid_programs: list[str] = field(default_factory=list)
     events: list[dict[str, str]] = field(default_factory=list)
+    recovery: Recovery | None = None
+    diagnosis: Diagnosis | None = None
 
     @property
     def stop(self) -> bool:
@@ -66,7 +69,9 @@ class DecisionState(TypedDict, total=False):
     locked_files: Mapping[str, str]
     advice_changed: bool
     blacklist: Mapping[str, list[str]]
+    recoveries: Mapping[str, Mapping[str, str]]
     # Worked out by the nodes.
+    recovery: Recovery | None
     pool: FilePool
     history: History
     phase: str
@@ -100,6 +105,18 @@ def _trend_events(pack: Pack, history: History) -> list[dict[str, str]]:
         return []
     trend = " → ".join(f"{v:.4g}" for v in series[-5:])
     return [event("metrics_trend", f"{rules.target}: {trend}")]
+
+
+def _last_failure(state: DecisionState) -> Diagnosis | Recovery | None:
+    """Examine the log of the previous cycle if it failed (recover or diagnose)."""
+    cycles, session_dir = state["cycles"], state.get("session_dir")
+    if not cycles or not cycles[-1].failed or session_dir is None or not cycles[-1].run_dir:
+        return None
+    log = session_dir / cycles[-1].run_dir / "program.log"
+    if not log.is_file():
+        return None
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return examine_failure(state["pack"], cycles[-1], text, state.get("recoveries") or {})
 
 
 def perceive(state: DecisionState) -> dict[str, Any]:
@@ -142,6 +159,26 @@ def perceive(state: DecisionState) -> dict[str, Any]:
         "attempts": 0,
         "events": events,
     }
+    verdict = _last_failure(state)
+    if isinstance(verdict, Diagnosis):
+        update["decision"] = Decision(
+            STOP,
+            f"diagnosed: {verdict.name} ({verdict.program}, cycle {verdict.cycle})",
+            phase=view.phase,
+            diagnosis=verdict,
+        )
+        update["events"] = [*events, event("error", f"diagnosed {verdict.name}: {verdict.what}")]
+        return update
+    if isinstance(verdict, Recovery):
+        update["valid"] = [verdict.program]
+        update["recovery"] = verdict
+        fix = ", ".join(f"{k}={v}" for k, v in verdict.settings.items())
+        update["events"] = [
+            *events,
+            event(
+                "program_modified", f"recovery {verdict.name}: retry {verdict.program} with {fix}"
+            ),
+        ]
     stop_reason = directive_stop(directives, history, state["cycle"]) or view.stop_reason
     if state["cycle"] > state["max_cycles"]:
         stop_reason = f"max_cycles reached ({state['max_cycles']})"
@@ -159,6 +196,14 @@ def plan(state: DecisionState) -> dict[str, Any]:
     return {"chosen": chosen, "events": [event("program_selected", f"{chosen}: {reason}")]}
 
 
+def _stored_fixes(state: DecisionState, program: Program) -> dict[str, str]:
+    """Recovery settings stored for any file this program could read, if it takes them."""
+    fixes: dict[str, str] = {}
+    for settings in (state.get("recoveries") or {}).values():
+        fixes.update({k: v for k, v in settings.items() if k in program.strategy_flags})
+    return fixes
+
+
 def build(state: DecisionState) -> dict[str, Any]:
     """Fill the chosen program's template from the session's files."""
     if state["chosen"] == STOP:
@@ -167,7 +212,11 @@ def build(state: DecisionState) -> dict[str, Any]:
     program = pack.programs[state["chosen"]]
     directives = state.get("directives") or Directives()
     blacklist = frozenset((state.get("blacklist") or {}).get(state["chosen"], []))
-    settings = postprocess(program, directives.parameters, directives, blacklist)
+    user = {**_stored_fixes(state, program), **directives.parameters}
+    recovery = state.get("recovery")
+    if recovery is not None and recovery.program == state["chosen"]:
+        user.update(recovery.settings)
+    settings = postprocess(program, user, directives, blacklist)
     built = build_command(
         state["chosen"],
         program,
@@ -241,6 +290,7 @@ def output(state: DecisionState) -> dict[str, Any]:
             input_files=built.input_files if built else {},
             phase=state["phase"],
             valid_programs=state["valid"],
+            recovery=state.get("recovery") if chosen != STOP else None,
         )
     events = [
         *state.get("events", []),
@@ -299,6 +349,7 @@ def decide(
     locked_files: Mapping[str, str] | None = None,
     advice_changed: bool = False,
     blacklist: Mapping[str, list[str]] | None = None,
+    recoveries: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Decision:
     """Run the graph once and return its decision for cycle `cycle`."""
     result = decision_graph().invoke(
@@ -318,6 +369,8 @@ def decide(
             "locked_files": locked_files or {},
             "advice_changed": advice_changed,
             "blacklist": blacklist or {},
+            "recoveries": recoveries or {},
+            "recovery": None,
             "feedback": [],
             "events": [],
         }

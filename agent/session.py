@@ -189,6 +189,7 @@ def decide_next(
         session_dir=session_dir,
         advice_changed=state.advice_changed,
         blacklist=state.blacklist,
+        recoveries=state.recoveries,
         locked_files={k: str(session_dir / v) for k, v in state.locked_files.items()},
     )
     return state, decision
@@ -342,6 +343,8 @@ def finish_cycle(
     update_locks(state, pack, session_dir)
     if stop:
         state.status = "max_cycles" if record.reason.startswith("max_cycles") else "stopped"
+        if record.reason.startswith("diagnosed"):
+            state.status = "diagnosed"
         state.stop_reason = record.reason
     save_session(session_dir, state)
     return state

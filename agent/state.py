@@ -22,7 +22,7 @@ from agentcycle.errors import UserError
 SESSION_FILE = "session.json"
 
 MetricValue = float | int | str | bool
-SessionStatus = Literal["running", "stopped", "max_cycles", "failed"]
+SessionStatus = Literal["running", "stopped", "max_cycles", "failed", "diagnosed"]
 
 
 def utc_now() -> str:
@@ -69,6 +69,11 @@ class SessionState(BaseModel):
     advice_removed: list[str] = Field(
         default_factory=list, description="What sanitising took out of the advice, for audit."
     )
+    recoveries: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="Per input file, settings that fixed a recoverable error this session.",
+    )
+    diagnosis: str | None = Field(default=None, description="failure_diagnosis.html, if any.")
     blacklist: dict[str, list[str]] = Field(
         default_factory=dict,
         description="Per program, user settings that made it fail in this session.",

@@ -16,7 +16,8 @@ from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settin
 
 from agentcycle.agent.events import Verbosity, format_events
 from agentcycle.agent.session import reap_orphans
-from agentcycle.agent.state import load_session, utc_now, write_atomic
+from agentcycle.agent.state import load_session, save_session, utc_now, write_atomic
+from agentcycle.flows.diagnosis import write_diagnosis
 from agentcycle.flows.summary import session_html, session_markdown
 from agentcycle.knowledge import load_pack
 from agentcycle.tasks.program import (
@@ -61,6 +62,12 @@ def agent_cycle(session_dir: str, cycle: int, label: str, verbosity: Verbosity =
             task_run_name=f"parse-{decision.program}-c{cycle:02d}"
         )(str(result.log_path), decision.program, pack_ref, result.exit_code)
     record = record_task(session_dir, decision, result, parsed, started_at)
+    if decision.diagnosis is not None:
+        state = load_session(Path(session_dir))
+        path = write_diagnosis(Path(session_dir), decision.diagnosis, state.session_id)
+        state.diagnosis = str(path)
+        save_session(Path(session_dir), state)
+        logger.error("diagnosed %s: see %s", decision.diagnosis.name, path)
     for line in format_events(record.events, verbosity):
         logger.info("cycle %d %s", cycle, line)
     if record.failed:

@@ -79,6 +79,8 @@ def _run_session(session_dir: Path, verbosity: Verbosity = Verbosity.normal) -> 
     state = load_session(session_dir)
     _echo_table(cycle_table(state), title=f"session {state.session_id}: {state.status}")
     typer.echo(f"stop reason: {state.stop_reason}")
+    if state.diagnosis:
+        typer.echo(f"failure diagnosis: {state.diagnosis}")
     typer.echo(f"session: {session_dir}")
 
 

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from agentcycle.errors import UserError
+from agentcycle.knowledge.errors_schema import DiagnosableErrorsFile, RecoverableErrorsFile
 from agentcycle.knowledge.metrics_schema import MetricsFile
 from agentcycle.knowledge.pack import Pack
 from agentcycle.knowledge.probes import CONTENT_PROBES, PROBES
@@ -175,6 +176,8 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
         "workflows.yaml": (WorkflowsFile, True),
         "file_categories.yaml": (FileCategoriesFile, False),
         "metrics.yaml": (MetricsFile, False),
+        "recoverable_errors.yaml": (RecoverableErrorsFile, False),
+        "diagnosable_errors.yaml": (DiagnosableErrorsFile, False),
     }
     problems: list[str] = []
     docs: dict[str, YamlDocument] = {}
@@ -200,6 +203,9 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
                 programs_file, categories_file, docs["programs.yaml"], docs["file_categories.yaml"]
             )
         )
+    for name in ("recoverable_errors.yaml", "diagnosable_errors.yaml"):
+        if name in parsed:
+            problems.extend(_check_error_programs(programs_file, parsed[name], docs[name]))
     if "metrics.yaml" in parsed:
         problems.extend(_check_metrics(programs_file, parsed["metrics.yaml"], docs["metrics.yaml"]))
     if problems:
@@ -214,7 +220,13 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
         default_workflow=default,
         file_categories=categories_file.categories if categories_file else {},
         metrics=parsed.get("metrics.yaml") or MetricsFile(),
+        recoverable_errors=_errors(parsed.get("recoverable_errors.yaml")),
+        diagnosable_errors=_errors(parsed.get("diagnosable_errors.yaml")),
     )
+
+
+def _errors(document: Any) -> dict[str, Any]:
+    return dict(document.errors) if document is not None else {}
 
 
 def _cross_check(programs: ProgramsFile, workflows: WorkflowsFile, doc: YamlDocument) -> list[str]:
@@ -261,6 +273,30 @@ def _cross_check(programs: ProgramsFile, workflows: WorkflowsFile, doc: YamlDocu
         if workflow.placement_probe:
             probe = workflow.placement_probe
             check_programs((*wf_loc, "placement_probe"), [probe.program, *probe.placed_by])
+    return problems
+
+
+def _check_error_programs(programs: ProgramsFile, errors: Any, doc: YamlDocument) -> list[str]:
+    """Error rules name real programs, and a recovery sets a declared strategy flag."""
+    problems = []
+    for name, rule in errors.errors.items():
+        for index, program in enumerate(rule.programs):
+            if program not in programs.programs:
+                loc = ("errors", name, "programs", index)
+                problems.append(doc.problem(loc, f"unknown program {program!r}"))
+        resolution = getattr(rule, "resolution", None)
+        if resolution is None:
+            continue
+        targets = rule.programs or list(programs.programs)
+        if not any(
+            resolution.parameter in programs.programs[p].strategy_flags
+            for p in targets
+            if p in programs.programs
+        ):
+            loc = ("errors", name, "resolution", "parameter")
+            problems.append(
+                doc.problem(loc, f"{resolution.parameter!r} is no strategy flag of these programs")
+            )
     return problems
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from agentcycle.knowledge.errors_schema import DiagnosableError, RecoverableError
 from agentcycle.knowledge.metrics_schema import MetricsFile
 from agentcycle.knowledge.schema import FileCategory, Program, Strict, Workflow
 
@@ -19,6 +20,8 @@ class Pack(Strict):
     default_workflow: str
     file_categories: dict[str, FileCategory] = Field(default_factory=dict)
     metrics: MetricsFile = Field(default_factory=MetricsFile)
+    recoverable_errors: dict[str, RecoverableError] = Field(default_factory=dict)
+    diagnosable_errors: dict[str, DiagnosableError] = Field(default_factory=dict)
 
     def workflow(self, name: str | None = None) -> Workflow:
         return self.workflows[name or self.default_workflow]

@@ -106,6 +106,9 @@ def record_task(
     pack = load_pack(state.pack)
     cycle = state.next_cycle
     record = make_record(directory, cycle, decision, result, parsed, pack, started_at)
+    if decision.recovery is not None:  # the fix holds for this input file from now on
+        fixes = state.recoveries.setdefault(decision.recovery.input_file, {})
+        fixes.update(decision.recovery.settings)
     finish_cycle(directory, state, record, pack, stop=decision.stop)
     append_rows("cycles", cycle_rows(state, record))
     append_rows("metrics", metric_rows(state, record))
