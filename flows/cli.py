@@ -6,7 +6,6 @@ stderr and exits with code 2. Nothing is written before the input has been check
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Annotated
 import typer
 
 from agentcycle.errors import UserError
+from agentcycle.flows import cli_store as store_cli
 
 app = typer.Typer(
     name="agentcycle",
@@ -29,6 +29,7 @@ server_app = typer.Typer(
 )
 app.add_typer(knowledge_app, name="knowledge")
 app.add_typer(server_app, name="server")
+app.add_typer(store_cli.app)  # ingest, search, report, store compact|info
 
 
 class Verbosity(StrEnum):
@@ -185,8 +186,12 @@ def prune(
 ) -> None:
     """Drop the last N cycles so the session can take another path on resume."""
     from agentcycle.agent.session import prune_session
+    from agentcycle.storage.datasets import delete_session_rows
 
     state = prune_session(session_dir, last)
+    first_dropped = len(state.cycles) + 1
+    for dataset in ("cycles", "metrics", "events"):  # the session's rows follow session.json
+        delete_session_rows(dataset, state.session_id, first_dropped)
     typer.echo(
         f"session {state.session_id}: {len(state.cycles)} cycles kept, status {state.status}"
     )
@@ -194,24 +199,13 @@ def prune(
 
 @app.command()
 def query(
-    sql: Annotated[
-        str, typer.Argument(help="DuckDB SQL over the datasets (cycles, metrics, ...).")
-    ],
+    sql: Annotated[str, typer.Argument(help="DuckDB SQL over the datasets and LanceDB tables.")],
     format: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
-    """Query every dataset with DuckDB; each dataset is a view named after it."""
-    from agentcycle.storage.query import run_query
+    """Query every dataset (cycles, metrics, events, ...) and LanceDB table with DuckDB."""
+    from agentcycle.storage.query import format_table, run_query
 
-    table = run_query(sql)
-    rows = table.to_pylist()
-    if format is OutputFormat.json:
-        typer.echo(json.dumps(rows, default=str, indent=1))
-    elif format is OutputFormat.csv:
-        import pyarrow.csv as pacsv
-
-        pacsv.write_csv(table, sys.stdout.buffer)
-    else:
-        _echo_table([{k: v for k, v in r.items()} for r in rows])
+    typer.echo(format_table(run_query(sql), format.value).rstrip("\n"))
 
 
 @knowledge_app.command("validate")

@@ -237,3 +237,32 @@ def merge_small_files(
         journal.unlink()
         after += len(files) - len(small) + 1
     return before, after
+
+
+def delete_session_rows(
+    name: str, session_id: str, from_cycle: int, root: Path | None = None
+) -> int:
+    """Remove a session's rows from cycle `from_cycle` on (pruning); returns rows removed.
+
+    Each affected file is rewritten without those rows (atomically) or removed when
+    nothing is left; files of other sessions are only read.
+    """
+    import pyarrow.compute as pc
+
+    removed = 0
+    for path in data_files(name, root):
+        table = pq.read_table(path)
+        drop = pc.and_(
+            pc.equal(table["session_id"], session_id),
+            pc.greater_equal(table["cycle"], from_cycle),
+        )
+        count = pc.sum(drop).as_py() or 0
+        if not count:
+            continue
+        kept = table.filter(pc.invert(drop))
+        if kept.num_rows:
+            _write_atomically(kept, path)
+        else:
+            path.unlink()
+        removed += count
+    return removed

@@ -288,9 +288,25 @@ def test_show_detail_prune_and_resume_summary(
     assert [c.program for c in state.cycles] == EXPECTED[:4] and state.status == "running"
     assert (session / "pruned" / "sub_05_validate").is_dir()
     assert state.best_files["model"] == "sub_04_refine/refine_004.model"
+    rows = run_cli(
+        prefect_api,
+        "query",
+        "--format",
+        "json",
+        f"SELECT cycle FROM cycles WHERE session_id = '{state.session_id}' ORDER BY 1",
+    )
+    assert [r["cycle"] for r in json.loads(rows.stdout)] == [1, 2, 3, 4]
     resumed = run_cli(prefect_api, "resume", str(session))
     assert resumed.returncode == 0, resumed.stderr
     assert [c.program for c in load_session(session).cycles] == EXPECTED
+    rows = run_cli(
+        prefect_api,
+        "query",
+        "--format",
+        "json",
+        f"SELECT cycle FROM cycles WHERE session_id = '{state.session_id}' ORDER BY 1",
+    )
+    assert [r["cycle"] for r in json.loads(rows.stdout)] == [1, 2, 3, 4, 5, 6]
 
     too_many = run_cli(prefect_api, "prune", str(session), "--last", "99")
     assert too_many.returncode == 2 and "--last: must be between 1 and 6" in too_many.stderr

@@ -1,0 +1,74 @@
+"""Store maintenance: compaction (LanceDB optimize + Parquet small-file merge) and sizes.
+
+Compaction rewrites files, so two compactions must never overlap: `compact` takes an
+exclusive, non-blocking file lock and a second caller gets a clear error instead of
+waiting. Writers (ingest, appends) may keep running; LanceDB resolves its commits and
+the Parquet merge only touches files that existed when it started.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from agentcycle.storage.datasets import SCHEMAS, data_files, merge_small_files, row_count
+from agentcycle.storage.tables import connect, file_lock, lancedb_dir, table_names
+
+LOCK_NAME = "store-compact"
+KEEP_VERSIONS_FOR = timedelta(hours=1)  # readers of an older version get this long
+
+
+@dataclass
+class CompactReport:
+    parquet_files: dict[str, tuple[int, int]] = field(default_factory=dict)
+    lancedb_tables: dict[str, tuple[int, int]] = field(default_factory=dict)  # fragments
+
+    def lines(self) -> list[str]:
+        lines = [f"dataset {name}: {before} -> {after} files"
+                 for name, (before, after) in self.parquet_files.items() if before]
+        lines += [f"table {name}: {before} -> {after} fragments"
+                  for name, (before, after) in self.lancedb_tables.items()]
+        return lines or ["nothing to compact"]
+
+
+def compact(older_than: timedelta = KEEP_VERSIONS_FOR) -> CompactReport:
+    """Merge small Parquet files, then optimize every LanceDB table (files, versions, indexes)."""
+    report = CompactReport()
+    with file_lock(LOCK_NAME, blocking=False):
+        for name in SCHEMAS:
+            report.parquet_files[name] = merge_small_files(name)
+        if lancedb_dir().exists():
+            db = connect()
+            for name in table_names(db):
+                table = db.open_table(name)
+                before = len(table.to_lance().get_fragments())
+                table.optimize(cleanup_older_than=older_than)
+                table.checkout_latest()
+                report.lancedb_tables[name] = (before, len(table.to_lance().get_fragments()))
+    return report
+
+
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def info() -> list[dict[str, Any]]:
+    """One row per dataset and table: kind, name, rows, files or versions, bytes, indexes."""
+    rows: list[dict[str, Any]] = []
+    for name in SCHEMAS:
+        files = data_files(name)
+        rows.append({"kind": "parquet", "name": name, "rows": row_count(name),
+                     "files": len(files), "bytes": sum(f.stat().st_size for f in files),
+                     "indexes": ""})
+    if lancedb_dir().exists():
+        db = connect()
+        for name in table_names(db):
+            table = db.open_table(name)
+            indexes = ", ".join(f"{c.index_type}({c.columns[0]})" for c in table.list_indices())
+            rows.append({"kind": "lancedb", "name": name, "rows": table.count_rows(),
+                         "files": len(table.to_lance().get_fragments()),
+                         "bytes": _dir_bytes(lancedb_dir() / f"{name}.lance"),
+                         "indexes": indexes})
+    return rows

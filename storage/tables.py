@@ -1,0 +1,124 @@
+"""The LanceDB directory, opening tables safely, and the file lock that guards both.
+
+LanceDB commits are optimistic (concurrent appends from several processes all land),
+but two processes creating the same table at once can race, so creation happens under
+an exclusive file lock. The same lock helper keeps store maintenance single-file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import re
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentcycle.config import home_dir
+from agentcycle.errors import UserError
+
+if TYPE_CHECKING:
+    import lancedb
+    import pyarrow as pa
+
+_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+
+
+class LockBusy(UserError):
+    """Someone else holds the lock and the caller asked not to wait."""
+
+
+def lancedb_dir() -> Path:
+    return home_dir() / "lancedb"
+
+
+def locks_dir() -> Path:
+    path = home_dir() / "locks"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextlib.contextmanager
+def file_lock(name: str, blocking: bool = True) -> Iterator[Path]:
+    """Exclusive lock on `<home>/locks/<name>.lock` (released when the process dies too)."""
+    path = locks_dir() / f"{name}.lock"
+    with open(path, "w") as handle:
+        flags = fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB
+        try:
+            fcntl.flock(handle, flags)
+        except BlockingIOError:
+            raise LockBusy(f"{name}: already running in another process (lock {path})") from None
+        try:
+            yield path
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+_handles_lock = threading.Lock()
+_connections: dict[Path, lancedb.DBConnection] = {}
+_tables: dict[tuple[Path, str], lancedb.table.Table] = {}
+
+
+def connect() -> lancedb.DBConnection:
+    """The process's connection to the store's LanceDB directory (one per directory).
+
+    Reads are strongly consistent (every read checks for a newer version), so a cached
+    handle still sees what other processes committed.
+    """
+    import lancedb
+
+    root = lancedb_dir()
+    with _handles_lock:
+        if root not in _connections:
+            root.mkdir(parents=True, exist_ok=True)
+            _connections[root] = lancedb.connect(
+                str(root), read_consistency_interval=timedelta(0))
+        return _connections[root]
+
+
+def table_names(db: lancedb.DBConnection | None = None) -> list[str]:
+    if db is None and not lancedb_dir().exists():
+        return []
+    db = db or connect()
+    names: list[str] = []
+    token = None
+    while True:
+        page = db.list_tables(page_token=token)
+        names.extend(page.tables)
+        token = page.page_token
+        if not token or not page.tables:
+            return sorted(names)
+
+
+def open_table(name: str, schema: pa.Schema | None = None) -> lancedb.table.Table | None:
+    """Open a table; with a schema, create it when missing (under the lock). None if absent.
+
+    Handles are kept per process: a table opened anew each query would reload its index
+    metadata every time, which costs more than the search itself.
+    """
+    key = (lancedb_dir(), name)
+    table = _tables.get(key)
+    if table is None:
+        db = connect()
+        if name in table_names(db):
+            table = db.open_table(name)
+        elif schema is None:
+            return None
+        else:
+            with file_lock(f"create-{name}"):
+                table = db.create_table(name, schema=schema, exist_ok=True)
+        with _handles_lock:
+            table = _tables.setdefault(key, table)
+    return table
+
+
+def view_name(table: str) -> str:
+    """A table name as a plain SQL identifier (`corpus_my-docs` -> `corpus_my_docs`)."""
+    return _IDENTIFIER.sub("_", table)
+
+
+def sql_quote(value: str) -> str:
+    """A string literal for LanceDB and DuckDB filters."""
+    return "'" + value.replace("'", "''") + "'"

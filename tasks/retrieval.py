@@ -1,0 +1,106 @@
+"""Prefect tasks for retrieval: embed a batch of chunks, search a corpus.
+
+Embedding is the expensive step of ingest, so its task is cached on the batch's chunk
+hashes (plus the model id), not on the text arguments: a rerun after a crash, or a
+second corpus holding the same files, takes the vectors from the result store. Batches
+are formed deterministically (chunks sorted by length, then cut), which keeps padding
+small inside a batch and makes the same pending chunks form the same batches again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from prefect import task
+from prefect.context import TaskRunContext
+
+from agentcycle.storage.datasets import append_rows
+from agentcycle.storage.embedding import DEFAULT_BATCH_SIZE, DIM, embed, model_id
+from agentcycle.storage.search import Hit, search
+
+if TYPE_CHECKING:
+    import numpy as np
+
+EMBED_BATCH = 64  # chunks per task: big enough that task overhead is ~2 % of the work
+
+
+def _chunk_hash_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    digest = hashlib.sha256(model_id().encode())
+    for chunk_hash in parameters["hashes"]:
+        digest.update(chunk_hash.encode())
+    return f"embed-{digest.hexdigest()}"
+
+
+@task(
+    name="embed_chunks",
+    cache_key_fn=_chunk_hash_key,
+    persist_result=True,
+    cache_expiration=timedelta(days=30),
+    retries=1,
+)
+def embed_chunks_task(texts: list[str], hashes: list[str]) -> np.ndarray:
+    """Vectors for one batch of chunks (the hashes key the cache; texts are embedded)."""
+    return embed(texts, batch_size=DEFAULT_BATCH_SIZE)
+
+
+def embed_in_batches(
+    texts: list[str], hashes: list[str], batch_size: int = EMBED_BATCH, progress: Any = None
+) -> np.ndarray:
+    """Embed many chunks through cached tasks, in length order; rows match the inputs."""
+    import numpy as np
+
+    order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), hashes[i]))
+    vectors = np.zeros((len(texts), DIM), dtype=np.float32)
+    for start in range(0, len(order), batch_size):
+        picked = order[start : start + batch_size]
+        batch = embed_chunks_task.with_options(
+            task_run_name=f"embed-{start // batch_size + 1:04d}"
+        )([texts[i] for i in picked], [hashes[i] for i in picked])
+        vectors[picked] = batch
+        if progress is not None:
+            progress.update(len(picked))
+    return vectors
+
+
+@task(name="search")
+def search_task(
+    corpus: str,
+    query: str,
+    k: int = 10,
+    mode: str = "hybrid",
+    file: str | None = None,
+    heading: str | None = None,
+    session_id: str = "",
+    record: bool = True,
+) -> list[Hit]:
+    """Search a corpus and log what was retrieved to the `retrievals` dataset."""
+    started = time.perf_counter()
+    hits = search(corpus, query, k=k, mode=mode, file=file, heading=heading)  # type: ignore[arg-type]
+    latency_ms = (time.perf_counter() - started) * 1000
+    if record:
+        query_id = uuid.uuid4().hex
+        append_rows(
+            "retrievals",
+            [
+                {
+                    "session_id": session_id,
+                    "query_id": query_id,
+                    "query": query,
+                    "corpus": corpus,
+                    "mode": mode,
+                    "k": k,
+                    "rank": rank,
+                    "chunk_id": hit.chunk_id,
+                    "file": hit.file,
+                    "heading": hit.heading,
+                    "score": hit.score,
+                    "latency_ms": latency_ms,
+                }
+                for rank, hit in enumerate(hits, start=1)
+            ],
+        )
+    return hits
