@@ -8,24 +8,16 @@ that is never handed to a shell.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcycle.agent.directives import Directives
 from agentcycle.agent.files import categorise, matches_word
+from agentcycle.agent.postprocess import postprocess
 from agentcycle.agent.workflow import History, holds
 from agentcycle.knowledge.probes import PROBES
-from agentcycle.knowledge.schema import (
-    PLACEHOLDER,
-    FileCategory,
-    InputSlot,
-    Program,
-    StrategyFlag,
-)
-
-SAFE_STRING = re.compile(r"[A-Za-z0-9_.,:+\-/ ()]{1,200}")
-"""A strategy string value: no quotes, no shell or PHIL syntax, no newlines."""
+from agentcycle.knowledge.schema import PLACEHOLDER, FileCategory, InputSlot, Program
 
 
 @dataclass(frozen=True)
@@ -60,13 +52,30 @@ class FilePool:
         )
 
 
+@dataclass(frozen=True)
+class CommandContext:
+    """Everything one command needs: the builder is one call with one argument."""
+
+    program_name: str
+    program: Program
+    pool: FilePool
+    cycle: int
+    pack_dir: str
+    history: History = field(default_factory=lambda: History(()))
+    environ: Mapping[str, str] | None = None
+    user_settings: Mapping[str, str] = field(default_factory=dict)
+    directives: Directives | None = None
+    blacklist: frozenset[str] = frozenset()
+
+
 @dataclass
 class BuiltCommand:
-    """An argv, the files it reads, and what could not be filled."""
+    """An argv, the files it reads, what could not be filled, and what was changed."""
 
     argv: list[str] = field(default_factory=list)
     input_files: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -112,16 +121,10 @@ def select_file(slot: InputSlot, pool: FilePool) -> Path | None:
     return candidates[0] if candidates else None
 
 
-def resolve_values(
-    program_name: str,
-    program: Program,
-    pool: FilePool,
-    cycle: int,
-    pack_dir: str,
-    environ: Mapping[str, str] | None = None,
-    history: History | None = None,
-) -> tuple[dict[str, str], dict[str, str], list[str]]:
+def resolve_values(context: CommandContext) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """Values for every placeholder: chosen files, parameters, built-ins; and what is missing."""
+    program, pool, history = context.program, context.pool, context.history
+    environ = context.environ
     environ = os.environ if environ is None else environ
     files: dict[str, str] = {}
     missing: list[str] = []
@@ -137,7 +140,7 @@ def resolve_values(
         value: str | None = None
         if param.env and environ.get(param.env):
             value = environ[param.env]
-        elif param.from_metric is not None and history is not None:
+        elif param.from_metric is not None:
             metric = history.latest_metric(param.from_metric)
             value = None if metric is None else str(metric)
         elif param.derive is not None:
@@ -151,10 +154,10 @@ def resolve_values(
         elif param.required:
             missing.append(f"parameter {name}")
     values.update(
-        cycle=str(cycle),
-        program=program_name,
-        prefix=f"{program_name}_{cycle:03d}",
-        pack_dir=pack_dir,
+        cycle=str(context.cycle),
+        program=context.program_name,
+        prefix=f"{context.program_name}_{context.cycle:03d}",
+        pack_dir=context.pack_dir,
     )
     return values, files, missing
 
@@ -174,44 +177,6 @@ def _drop_half_maps(program: Program, pool: FilePool, files: dict[str, str]) -> 
             del files[slot_name]
 
 
-def strategy_tokens(program: Program, settings: Mapping[str, object]) -> list[str]:
-    """argv tokens for strategy settings: allowlisted keys only, values checked by type."""
-    tokens: list[str] = []
-    for key, value in settings.items():
-        flag = program.strategy_flags.get(key)
-        if flag is None:
-            raise ValueError(f"{key!r} is not a strategy flag of this program")
-        text = check_flag_value(key, flag, value)
-        tokens.extend(t.replace("{key}", key).replace("{value}", text) for t in flag.args)
-    return tokens
-
-
-def check_flag_value(key: str, flag: StrategyFlag, value: object) -> str:
-    """The value as text, or ValueError when it does not fit the declared type."""
-    text = str(value).strip()
-    if flag.type == "bool":
-        if text.lower() not in ("true", "false"):
-            raise ValueError(f"{key}: expected true or false, got {text!r}")
-        return text.lower()
-    if flag.type == "choice":
-        if text not in flag.choices:
-            raise ValueError(f"{key}: expected one of {flag.choices}, got {text!r}")
-        return text
-    if flag.type in ("int", "float"):
-        try:
-            number = int(text) if flag.type == "int" else float(text)
-        except ValueError:
-            raise ValueError(f"{key}: expected {flag.type}, got {text!r}") from None
-        if (flag.minimum is not None and number < flag.minimum) or (
-            flag.maximum is not None and number > flag.maximum
-        ):
-            raise ValueError(f"{key}: {number} outside [{flag.minimum}, {flag.maximum}]")
-        return str(number)
-    if not SAFE_STRING.fullmatch(text):
-        raise ValueError(f"{key}: {text!r} is not a plain value")
-    return text
-
-
 def _fill(token: str, values: Mapping[str, str]) -> str | None:
     names = PLACEHOLDER.findall(token)
     if any(name not in values for name in names):
@@ -219,25 +184,19 @@ def _fill(token: str, values: Mapping[str, str]) -> str | None:
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], token)
 
 
-def build_command(
-    program_name: str,
-    program: Program,
-    pool: FilePool,
-    cycle: int,
-    pack_dir: str,
-    environ: Mapping[str, str] | None = None,
-    history: History | None = None,
-    settings_tokens: list[str] | None = None,
-) -> BuiltCommand:
-    """Fill the template. A group with an unfilled optional value, or whose `when`
-    condition does not hold on the history, is dropped whole."""
-    history = history or History(())
-    values, files, missing = resolve_values(
-        program_name, program, pool, cycle, pack_dir, environ, history
-    )
+def build_command(context: CommandContext) -> BuiltCommand:
+    """The one entry point: select files → strategy (prefix, values) → invariants
+    (auto-filled values, locked files) → assemble the template → settings (defaults,
+    user settings, recovery fixes, crystal symmetry) through post-processing.
+
+    A group with an unfilled optional value, or whose `when` condition does not hold on
+    the history, is dropped whole; a missing required value is named in `missing`.
+    """
+    program = context.program
+    values, files, missing = resolve_values(context)
     argv: list[str] = []
     for item, group in zip(program.command, program.groups(), strict=True):
-        if group.when is not None and not holds(group.when, history):
+        if group.when is not None and not holds(group.when, context.history):
             continue
         filled = [_fill(token, values) for token in group.args]
         if all(token is not None for token in filled):
@@ -246,9 +205,6 @@ def build_command(
             unfilled = [n for n in PLACEHOLDER.findall(item) if n not in values]
             if not any(n in program.inputs or n in program.parameters for n in unfilled):
                 missing.append(f"token {item!r}")
-    argv.extend(
-        settings_tokens
-        if settings_tokens is not None
-        else strategy_tokens(program, program.defaults)
-    )
-    return BuiltCommand(argv=argv, input_files=files, missing=missing)
+    settings = postprocess(program, context.user_settings, context.directives, context.blacklist)
+    argv.extend(settings.tokens)
+    return BuiltCommand(argv=argv, input_files=files, missing=missing, notes=settings.notes)

@@ -17,13 +17,12 @@ from typing import Annotated, Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
-from agentcycle.agent.command import BuiltCommand, FilePool, build_command
+from agentcycle.agent.command import BuiltCommand, CommandContext, FilePool, build_command
 from agentcycle.agent.directives import Directives
 from agentcycle.agent.duplicates import duplicate_problem
 from agentcycle.agent.engine import directive_stop, valid_programs
 from agentcycle.agent.events import event
 from agentcycle.agent.perception import perceive_history
-from agentcycle.agent.postprocess import postprocess
 from agentcycle.agent.recovery import Diagnosis, Recovery, examine_failure
 from agentcycle.agent.state import CycleRecord
 from agentcycle.agent.workflow import History
@@ -216,22 +215,25 @@ def build(state: DecisionState) -> dict[str, Any]:
     recovery = state.get("recovery")
     if recovery is not None and recovery.program == state["chosen"]:
         user.update(recovery.settings)
-    settings = postprocess(program, user, directives, blacklist)
     built = build_command(
-        state["chosen"],
-        program,
-        state["pool"],
-        state["cycle"],
-        pack.directory,
-        state["environ"],
-        state["history"],
-        settings.tokens,
+        CommandContext(
+            program_name=state["chosen"],
+            program=program,
+            pool=state["pool"],
+            cycle=state["cycle"],
+            pack_dir=pack.directory,
+            history=state["history"],
+            environ=state["environ"],
+            user_settings=user,
+            directives=directives,
+            blacklist=blacklist,
+        )
     )
     chosen_files = ", ".join(f"{slot}={Path(f).name}" for slot, f in built.input_files.items())
     return {
         "built": built,
         "events": [
-            *(event("program_modified", f"{state['chosen']}: {note}") for note in settings.notes),
+            *(event("program_modified", f"{state['chosen']}: {note}") for note in built.notes),
             event("files_selected", f"{state['chosen']}: {chosen_files or 'no files'}"),
             event("command_built", " ".join(built.argv), "verbose"),
         ],

@@ -15,7 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from agentcycle.agent.directives import Directives, valid_space_group
-from agentcycle.knowledge.schema import Program
+from agentcycle.knowledge.schema import Program, StrategyFlag
+
+SAFE_STRING = re.compile(r"[A-Za-z0-9_.,:+\-/ ()]{1,200}")
+"""A strategy string value: no quotes, no shell or PHIL syntax, no newlines."""
+
 
 PLACEHOLDER_VALUE = re.compile(r"^(?:|\?+|\.\.\.|<[^>]*>|x{3,}|tbd|todo|none|null|n/a)$", re.I)
 
@@ -53,8 +57,6 @@ def postprocess(
     blacklist: set[str] | frozenset[str] = frozenset(),
 ) -> Settings:
     """The settings tokens for one command, with a note for everything stripped."""
-    from agentcycle.agent.command import check_flag_value  # one validator for all values
-
     settings, origin, notes = _candidates(program, user_params or {}, directives or Directives())
     result = Settings(notes=notes)
     for key, value in settings.items():
@@ -82,3 +84,41 @@ def postprocess(
         result.applied[key] = text
         result.tokens.extend(t.replace("{key}", key).replace("{value}", text) for t in flag.args)
     return result
+
+
+def strategy_tokens(program: Program, settings: Mapping[str, object]) -> list[str]:
+    """argv tokens for strategy settings: allowlisted keys only, values checked by type."""
+    tokens: list[str] = []
+    for key, value in settings.items():
+        flag = program.strategy_flags.get(key)
+        if flag is None:
+            raise ValueError(f"{key!r} is not a strategy flag of this program")
+        text = check_flag_value(key, flag, value)
+        tokens.extend(t.replace("{key}", key).replace("{value}", text) for t in flag.args)
+    return tokens
+
+
+def check_flag_value(key: str, flag: StrategyFlag, value: object) -> str:
+    """The value as text, or ValueError when it does not fit the declared type."""
+    text = str(value).strip()
+    if flag.type == "bool":
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"{key}: expected true or false, got {text!r}")
+        return text.lower()
+    if flag.type == "choice":
+        if text not in flag.choices:
+            raise ValueError(f"{key}: expected one of {flag.choices}, got {text!r}")
+        return text
+    if flag.type in ("int", "float"):
+        try:
+            number = int(text) if flag.type == "int" else float(text)
+        except ValueError:
+            raise ValueError(f"{key}: expected {flag.type}, got {text!r}") from None
+        if (flag.minimum is not None and number < flag.minimum) or (
+            flag.maximum is not None and number > flag.maximum
+        ):
+            raise ValueError(f"{key}: {number} outside [{flag.minimum}, {flag.maximum}]")
+        return str(number)
+    if not SAFE_STRING.fullmatch(text):
+        raise ValueError(f"{key}: {text!r} is not a plain value")
+    return text

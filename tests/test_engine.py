@@ -11,11 +11,12 @@ import yaml
 from conftest import PROJECT_ROOT, TOY_PACK
 
 from agentcycle.agent.best_files import rebuild_best_files, update_locks
-from agentcycle.agent.command import FilePool, check_flag_value, select_file, strategy_tokens
+from agentcycle.agent.command import FilePool, select_file
 from agentcycle.agent.files import categorise, matches_word
 from agentcycle.agent.graph import decide
 from agentcycle.agent.logparse import detect_program, parse_log
 from agentcycle.agent.placement import cell_mismatch, placement
+from agentcycle.agent.postprocess import check_flag_value, strategy_tokens
 from agentcycle.agent.session import create_session, detect_workflow
 from agentcycle.agent.state import CycleRecord, SessionState
 from agentcycle.agent.stop_rules import evaluate
@@ -368,7 +369,7 @@ def test_experiment_type_detection(tmp_path: Path) -> None:
 
 
 def test_half_maps_dropped_with_full_map(tmp_path: Path) -> None:
-    from agentcycle.agent.command import resolve_values
+    from agentcycle.agent.command import CommandContext, resolve_values
     from agentcycle.knowledge.schema import FileCategory, Program
 
     categories = {
@@ -385,10 +386,12 @@ def test_half_maps_dropped_with_full_map(tmp_path: Path) -> None:
             "half": {"extensions": [".ccp4"], "categories": ["half_map"], "required": False},
         },
     }
-    dropped = resolve_values("p", Program.model_validate(spec), pool, 1, "")[1]
-    kept = resolve_values(
-        "p", Program.model_validate({**spec, "keep_half_maps_with_full_map": True}), pool, 1, ""
-    )[1]
+
+    def chosen(program: Program) -> dict[str, str]:
+        return resolve_values(CommandContext("p", program, pool, 1, ""))[1]
+
+    dropped = chosen(Program.model_validate(spec))
+    kept = chosen(Program.model_validate({**spec, "keep_half_maps_with_full_map": True}))
     assert "half" not in dropped and kept["half"] == str(files[1])
 
 

@@ -136,3 +136,29 @@ def test_real_5e5z_session_through_prefect(prefect_api: str, demo_data, tmp_path
     assert [(r["cycle"], r["value"]) for r in rows] == [
         (c.cycle, c.metrics["r_free"]) for c in refinements
     ]
+
+
+@pytest.mark.slow
+def test_real_1l2h_session_refines_with_twinning(
+    prefect_api: str, demo_data, tmp_path: Path
+) -> None:
+    """xtriage reports twinning; the agent refines with --twin and reaches R-free <= 0.20
+    from the shaken model (the deposited structure has 0.193)."""
+    session = tmp_path / "1l2h"
+    env = {**os.environ, "PREFECT_API_URL": prefect_api}
+    done = subprocess.run(
+        cli_command("run", "xtal", str(demo_data.dir_1l2h), "--session", str(session)),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1500,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    state = load_session(session)
+    assert state.cycles[0].metrics["twinning_suspected"] is True
+    start = state.cycles[1].metrics["r_free"]
+    refinements = [c for c in state.cycles if c.program == "refine"]
+    assert refinements and all("--twin" in c.argv for c in refinements)
+    assert refinements[-1].metrics["r_free"] <= 0.20 < start
+    assert [c.program for c in state.cycles][-3:] == ["rmsz", "ramalyze", "STOP"]
+    assert "R-free | " in (session / "summary.md").read_text()

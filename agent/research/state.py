@@ -40,7 +40,7 @@ class ResearchConfig:
     evaluator_threshold: float = field(
         default_factory=lambda: _env_float("EVAL_CONFIDENCE_THRESHOLD", 0.45)
     )
-    min_support: float = 0.62  # share of the question's IDF mass the best evidence covers
+    min_support: float = 0.55  # share of the question's IDF mass one passage must cover
     min_confidence: float = 0.20  # below this mean similarity nothing is on topic
     max_completed_steps: int = 3
     max_iterations: int = 4
@@ -50,6 +50,9 @@ class ResearchConfig:
     per_query_k: int = 10
     answer_sentences: int = 2
     memory_threshold: float = 0.92
+    # Write-back needs a completed, grounded answer at least this on-topic; on MiniLM's
+    # scale mean similarities of correct answers start around 0.3.
+    memory_min_confidence: float = 0.35
     use_memory: bool = True
     write_memory: bool = True
     follow_references: bool = False
@@ -145,7 +148,10 @@ class ResearchState(TypedDict, total=False):
     evidence: dict[str, Evidence]  # chunk_id -> evidence, every chunk ever retrieved
     iteration: int
     draft: ResearchResult
+    verbatim: bool  # the draft is extractive: citations must match verbatim
     gate_errors: list[str]
+    gate_fallback: bool  # last re-prompt: use the extractive draft
+    route: str  # where the gate sends the draft back to
     result: ResearchResult
     counters: Counters
     trace: Annotated[list[str], operator.add]

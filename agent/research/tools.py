@@ -21,6 +21,9 @@ class ResearchTools(Protocol):
     ) -> list[Evidence]:
         """Hybrid search of the corpus, best first (similarity may be left at 0)."""
 
+    def prepare(self, texts: list[str]) -> None:
+        """Embed texts about to be used as queries in one batch (a latency hint)."""
+
     def similarities(self, query: str, chunk_ids: list[str]) -> list[float]:
         """Cosine of the query's embedding to each stored chunk vector."""
 

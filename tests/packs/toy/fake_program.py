@@ -11,11 +11,13 @@ def main(argv: list[str]) -> int:
         text = Path(argv[1]).read_text()
         labels = argv[argv.index("--labels") + 1] if "--labels" in argv else None
         if "NOSYMMETRY" in text:
-            print("Reading reflections...\nSorry: Cell and/or symmetry not specified in reflection file")
+            print("Reading reflections...")
+            print("Sorry: Cell and/or symmetry not specified in reflection file")
             return 1
         if "AMBIGUOUS" in text and (labels is None or "ALWAYS" in text):
             print("Multiple equally suitable arrays of observed xray data found.\n")
-            print("Possible choices:\n  data.dat:I(+),SIGI(+),I(-),SIGI(-)\n  data.dat:IMEAN,SIGIMEAN\n")
+            print("Possible choices:")
+            print("  data.dat:I(+),SIGI(+),I(-),SIGI(-)\n  data.dat:IMEAN,SIGIMEAN\n")
             print("Please use obs_labels to specify an unambiguous substring of the target label.")
             return 1
         print(f"resolution: {text.split()[0]}")
