@@ -56,7 +56,11 @@ def prefect_environment() -> dict[str, str]:
         "PREFECT_LOCAL_STORAGE_PATH": str(home / "storage"),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
-        "PREFECT_LOGGING_TO_API_BATCH_INTERVAL": "0.3",
+        # The server records client-side task runs from events. One write per event
+        # (the default) contends with the API on SQLite: creating a subflow then waits
+        # ~2 s about every other cycle. Batched writes, flushed each second, do not.
+        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100",
+        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_FLUSH_INTERVAL": "1",
     }
 
 
