@@ -66,6 +66,7 @@ class CommandContext:
     user_settings: Mapping[str, str] = field(default_factory=dict)
     directives: Directives | None = None
     blacklist: frozenset[str] = frozenset()
+    file_hints: Mapping[str, str] = field(default_factory=dict)  # slot → name, from an LLM
 
 
 @dataclass
@@ -98,10 +99,18 @@ def _preferred_first(files: list[Path], slot: InputSlot) -> list[Path]:
     return liked + [f for f in files if f not in liked]
 
 
-def select_file(slot: InputSlot, pool: FilePool) -> Path | None:
-    """Locked file → best file of a slot category → newest file of a slot category →
-    extension fallback; every source passes the same exclusion guards."""
+def select_file(slot: InputSlot, pool: FilePool, hint: str | None = None) -> Path | None:
+    """LLM hint → locked file → best file of a slot category → newest file of a slot
+    category → extension fallback; every source passes the same exclusion guards, so a
+    hinted ligand never fills a model slot."""
     candidates = _preferred_first([f for f in pool.files if allowed(f, slot, pool)], slot)
+    if hint is not None:
+        hinted = next((f for f in candidates if f.name == Path(hint).name), None)
+        fits = hinted is not None and (
+            not slot.categories or set(pool.categories.get(hinted, ())) & set(slot.categories)
+        )
+        if fits:
+            return hinted
     if slot.locked and slot.categories:
         locked = pool.locked.get(slot.categories[0])
         if locked is not None and locked in candidates:
@@ -129,7 +138,7 @@ def resolve_values(context: CommandContext) -> tuple[dict[str, str], dict[str, s
     files: dict[str, str] = {}
     missing: list[str] = []
     for slot_name, slot in program.inputs.items():
-        chosen = select_file(slot, pool)
+        chosen = select_file(slot, pool, context.file_hints.get(slot_name))
         if chosen is not None:
             files[slot_name] = str(chosen)
         elif slot.required:

@@ -400,3 +400,21 @@ def test_session_state_defaults_are_backward_compatible() -> None:
         session_id="x", pack="xtal", workflow="xray", input_dir="/", inputs=[], max_cycles=1
     )
     assert state.locked_files == {} and state.directives.empty
+
+
+def test_llm_hinted_ligand_is_rejected_from_a_model_slot(xtal, tmp_path: Path) -> None:
+    ligand = tmp_path / "atp_ligand.pdb"
+    ligand.write_text(
+        "HETATM    1  PG  ATP A   1      1.0   1.0   1.0  1.00 20.00           P\n" * 5
+    )
+    model = tmp_path / "model.pdb"
+    model.write_text(
+        "ATOM      1  CA  ALA A   1      1.0   1.0   1.0  1.00 20.00           C\n" * 200
+    )
+    slot = xtal.programs["refine"].inputs["model"]
+    pool = FilePool.build([ligand, model], xtal.file_categories, {})
+    assert select_file(slot, pool, hint="atp_ligand.pdb") == model  # hint refused
+    other = tmp_path / "other.pdb"
+    other.write_text(model.read_text())
+    pool = FilePool.build([model, other], xtal.file_categories, {})
+    assert select_file(slot, pool, hint="other.pdb") == other  # a valid hint wins
