@@ -8,22 +8,11 @@ how to fix explanation written to `failure_diagnosis.html`.
 
 from __future__ import annotations
 
-import re
-
 from pydantic import Field, field_validator
 
-from agentcycle.knowledge.schema import Strict
+from agentcycle.knowledge.schema import Strict, valid_regex
 
 RESOLUTION_STRATEGIES = ("choose_array", "set_value")
-
-
-def _compiles(value: str | None) -> str | None:
-    if value is not None:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"invalid regular expression: {exc}") from exc
-    return value
 
 
 class Resolution(Strict):
@@ -53,7 +42,7 @@ class RecoverableError(Strict):
     programs: list[str] = Field(default_factory=list, description="Empty: any program.")
     resolution: Resolution
 
-    _regex = field_validator("detect", "extract")(classmethod(lambda cls, v: _compiles(v)))
+    _regex = field_validator("detect", "extract")(classmethod(lambda cls, v: valid_regex(v)))
 
 
 class DiagnosableError(Strict):
@@ -64,7 +53,7 @@ class DiagnosableError(Strict):
     cause: str
     fix: str
 
-    _regex = field_validator("detect")(classmethod(lambda cls, v: _compiles(v)))
+    _regex = field_validator("detect")(classmethod(lambda cls, v: valid_regex(v)))
 
 
 class RecoverableErrorsFile(Strict):

@@ -34,6 +34,16 @@ class FieldProblem(ValueError):
         self.path = path
 
 
+def valid_regex(value: str | None) -> str | None:
+    """A pattern from a pack must compile; say why when it does not."""
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"invalid regular expression {value!r}: {exc}") from exc
+    return value
+
+
 def dotted_extensions(value: list[str]) -> list[str]:
     """Extensions are compared lower-case and must carry their dot, as Path.suffix gives them."""
     for ext in value:
@@ -136,15 +146,9 @@ class MetricPattern(Strict):
         default=None, description="Constant value to record when the pattern matches."
     )
 
-    @field_validator("pattern", "fallback_pattern")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression: {exc}") from exc
-        return value
+    _regex = field_validator("pattern", "fallback_pattern")(
+        classmethod(lambda cls, v: valid_regex(v))
+    )
 
     @model_validator(mode="after")
     def _one_pick(self) -> MetricPattern:
@@ -385,15 +389,9 @@ class GoalClass(Strict):
     patterns: list[str] = Field(min_length=1, description="Regexes on the goal (case-insensitive).")
     chain: list[str] = Field(min_length=1, description="Programs to run in order, then STOP.")
 
-    @field_validator("patterns")
-    @classmethod
-    def _compile(cls, value: list[str]) -> list[str]:
-        for pattern in value:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
-        return value
+    _regex = field_validator("patterns")(
+        classmethod(lambda cls, v: [valid_regex(pattern) for pattern in v])
+    )
 
 
 class ToolChain(Strict):

@@ -52,3 +52,50 @@ def toy_inputs(tmp_path: Path) -> Path:
 def cli_command(*args: str) -> list[str]:
     """argv for the installed CLI in this interpreter's environment."""
     return [sys.executable, "-m", "agentcycle.flows.cli", *args]
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def render_in_chromium(page: Path, work: Path, size: str = "1000,1400") -> tuple[Path, str]:
+    """Headless Debian chromium (installed by `make test`): a screenshot and the DOM."""
+    import subprocess
+
+    chromium = shutil.which("chromium") or "chromium"
+    shot = work / f"{page.stem}.png"
+    subprocess.run(
+        [
+            chromium,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={work / 'chromium-shot'}",
+            f"--window-size={size}",
+            f"--screenshot={shot}",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    dom = subprocess.run(
+        [
+            chromium,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={work / 'chromium-dom'}",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    return shot, dom

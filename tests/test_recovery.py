@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import TOY_PACK, cli_command
+from conftest import TOY_PACK, cli_command, render_in_chromium
 
 from agentcycle.agent.recovery import Diagnosis, Recovery, examine_failure
 from agentcycle.agent.state import CycleRecord, load_session
@@ -103,38 +102,7 @@ def test_diagnosis_html_renders_with_the_error_excerpt(prefect_api: str, tmp_pat
     page = session / "failure_diagnosis.html"
     text = page.read_text()
     assert "http" not in text and "<script" not in text
-    chromium = shutil.which("chromium") or "chromium"
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ]
-    shot = tmp_path / "diagnosis.png"
-    subprocess.run(
-        [
-            chromium,
-            *flags,
-            f"--user-data-dir={tmp_path / 'p1'}",
-            "--window-size=900,700",
-            f"--screenshot={shot}",
-            page.as_uri(),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    shot, dom = render_in_chromium(page, tmp_path, size="900,700")
     assert shot.stat().st_size > 10_000
-    dom = subprocess.run(
-        [chromium, *flags, f"--user-data-dir={tmp_path / 'p2'}", "--dump-dom", page.as_uri()],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
     assert "Sorry: Cell and/or symmetry not specified in reflection file" in dom
     assert "How to fix it" in dom and "Add the symmetry to the file" in dom

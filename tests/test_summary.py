@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
+
+from conftest import render_in_chromium
 
 from agentcycle.agent.events import format_events
 from agentcycle.agent.state import CycleRecord, SessionState
@@ -67,52 +67,9 @@ def test_event_levels() -> None:
     assert len(format_events(events, "verbose")) == 3
 
 
-CHROMIUM = shutil.which("chromium") or "chromium"  # `make test` installs Debian's chromium
-
-
 def test_html_summary_renders_in_headless_chromium(tmp_path: Path) -> None:
     page = tmp_path / "summary.html"
     page.write_text(session_html(xtal_state(), load_pack("xtal")))
-    shot = tmp_path / "shot.png"
-    subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile'}",
-            "--window-size=1000,1400",
-            f"--screenshot={shot}",
-            page.as_uri(),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    shot, dom = render_in_chromium(page, tmp_path)
     assert shot.stat().st_size > 20_000  # a rendered page with a plot, not a blank image
-    dom = subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={tmp_path / 'profile2'}",
-            "--dump-dom",
-            page.as_uri(),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
     assert "needs improvement" in dom and "Session demo-1" in dom

@@ -15,7 +15,7 @@ import pytest
 from conftest import PROJECT_ROOT, cli_command
 
 from agentcycle.agent.logparse import parse_log
-from agentcycle.agent.state import load_session
+from agentcycle.agent.state import SessionState, load_session
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.probes import coot_monomer_library, mtz_amplitude_labels
 
@@ -86,19 +86,24 @@ def test_probes_read_real_files(demo_data) -> None:
     assert monlib and (Path(monlib) / "list" / "mon_lib_list.cif").is_file()
 
 
+def run_xtal(input_dir: Path, session: Path, env: dict[str, str]) -> SessionState:
+    """A real `agentcycle run xtal` session through the CLI and the Prefect flows."""
+    done = subprocess.run(
+        cli_command("run", "xtal", str(input_dir), "--session", str(session)),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1500,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return load_session(session)
+
+
 @pytest.mark.slow
 def test_real_5e5z_session_through_prefect(prefect_api: str, demo_data, tmp_path: Path) -> None:
     session = tmp_path / "5e5z"
     env = {**os.environ, "PREFECT_API_URL": prefect_api, "AGENTCYCLE_REFINE_NCYCLE": "3"}
-    done = subprocess.run(
-        cli_command("run", "xtal", str(demo_data.dir_5e5z), "--session", str(session)),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    state = load_session(session)
+    state = run_xtal(demo_data.dir_5e5z, session, env)
     programs = [c.program for c in state.cycles]
     assert programs[:3] == ["xtriage", "model_vs_data", "refine"]
     assert programs[-3:] == ["rmsz", "ramalyze", "STOP"]
@@ -145,16 +150,7 @@ def test_real_1l2h_session_refines_with_twinning(
     """xtriage reports twinning; the agent refines with --twin and reaches R-free <= 0.20
     from the shaken model (the deposited structure has 0.193)."""
     session = tmp_path / "1l2h"
-    env = {**os.environ, "PREFECT_API_URL": prefect_api}
-    done = subprocess.run(
-        cli_command("run", "xtal", str(demo_data.dir_1l2h), "--session", str(session)),
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1500,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    state = load_session(session)
+    state = run_xtal(demo_data.dir_1l2h, session, {**os.environ, "PREFECT_API_URL": prefect_api})
     assert state.cycles[0].metrics["twinning_suspected"] is True
     start = state.cycles[1].metrics["r_free"]
     refinements = [c for c in state.cycles if c.program == "refine"]
