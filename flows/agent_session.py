@@ -15,8 +15,9 @@ from prefect.runtime import flow_run
 from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
 from agentcycle.agent.events import Verbosity, format_events
-from agentcycle.agent.session import reap_orphans
+from agentcycle.agent.session import create_session, new_session_id, reap_orphans
 from agentcycle.agent.state import load_session, save_session, utc_now, write_atomic
+from agentcycle.config import sessions_dir
 from agentcycle.flows.diagnosis import write_diagnosis
 from agentcycle.flows.summary import session_html, session_markdown
 from agentcycle.knowledge import load_pack
@@ -104,3 +105,20 @@ def run_session(session_dir: Path, verbosity: Verbosity = "normal") -> dict:
     """Run or resume the session at `session_dir` as an `agent_session` flow run."""
     state = load_session(session_dir)
     return agent_session(session_dir=str(session_dir), label=state.session_id, verbosity=verbosity)
+
+
+@flow(name="agent_run", flow_run_name="run-{pack}", log_prints=False)
+def agent_run(
+    pack: str,
+    input_dir: str,
+    goal: str = "",
+    max_cycles: int = 20,
+    session_dir: str | None = None,
+    verbosity: Verbosity = "normal",
+) -> dict:
+    """Create a session and run it: what a deployment triggered from Prefect runs."""
+    loaded = load_pack(pack)
+    session_id = new_session_id(loaded.name)
+    directory = Path(session_dir) if session_dir else sessions_dir() / session_id
+    create_session(loaded, pack, Path(input_dir), directory.resolve(), goal, max_cycles, session_id)
+    return agent_session(str(directory.resolve()), session_id, verbosity)

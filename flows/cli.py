@@ -261,6 +261,20 @@ def server_status() -> None:
 
 
 @app.command()
+def serve(
+    limit: Annotated[int | None, typer.Option(help="Concurrent runs at most.")] = None,
+) -> None:
+    """Serve the `agent_run/agent-run` deployment: trigger sessions from the Prefect UI."""
+    from agentcycle.flows.server import ensure_prefect_api
+
+    api = ensure_prefect_api()
+    typer.echo(f"serving agent_run/agent-run on {api.removesuffix('/api')}", err=True)
+    from agentcycle.flows.deploy import serve_agent_runs
+
+    serve_agent_runs(limit)
+
+
+@app.command()
 def demo(
     dataset: Annotated[
         str, typer.Option(help="1l2h (shaken model, ~minutes) or 5e5z (seconds).")
