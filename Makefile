@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e '.[xtal,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[xtal,llm,dev]'
 	touch $@
 
 demo-data: $(DEMO_STAMP)
