@@ -174,9 +174,9 @@ class LLMProvider:
         try:
             return parse_json(reply, schema)
         except ValueError as exc:
-            repair = (
-                f"Your reply was not valid ({exc}). Reply again with only the corrected "
-                f"JSON object.\nYour reply was:\n{reply[:4000]}"
+            repair = (  # the original request again: the repair needs its context
+                f"{user}\n\nYour reply was not valid ({exc}). Reply again with only the "
+                f"corrected JSON object.\nYour reply was:\n{reply[:4000]}"
             )
             fixed = self._send(system, repair)
             try:

@@ -111,6 +111,16 @@ def ask_flow(
                 "insufficient": result.insufficient,
                 "from_cache": result.from_cache,
                 "latency_s": latency_s,
+                "corpus": corpus,
+                "question_type": result.question_type,
+                "refused": result.refused,
+                "mc_letter": result.mc_letter,
+                "steps_completed": len(result.steps),
+                "llm_calls": result.counters.llm_calls,
+                "retrieval_calls": result.counters.retrieval_calls,
+                "chars_in": result.counters.chars_in,
+                "chars_out": result.counters.chars_out,
+                "parse_failures": result.counters.parse_failures,
             }
         ],
     )

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from agentcycle.errors import UserError
+from agentcycle.flows import cli_ask as ask_cli
 from agentcycle.flows import cli_store as store_cli
 
 app = typer.Typer(
@@ -30,6 +31,7 @@ server_app = typer.Typer(
 app.add_typer(knowledge_app, name="knowledge")
 app.add_typer(server_app, name="server")
 app.add_typer(store_cli.app)  # ingest, search, report, store compact|info
+app.command()(ask_cli.ask)
 
 
 class Verbosity(StrEnum):

@@ -63,6 +63,7 @@ QA_SCHEMA = pa.schema(
         ("citations", pa.string()),  # JSON list, so any citation shape survives
         ("confidence", pa.float64()),
         ("session_id", pa.string()),
+        ("corpus", pa.string()),  # an answer holds for the corpus it was found in
         ("vector", pa.list_(pa.float32(), DIM)),
         ("created_at", pa.timestamp("us", tz="UTC")),
     ]
@@ -139,14 +140,14 @@ class CachedAnswer:
 
 def remember_answer(question: str, answer: str, citations: list[Any] | None = None,
                     confidence: float = 0.0, session_id: str = "",
-                    vector: np.ndarray | None = None) -> str:
+                    vector: np.ndarray | None = None, corpus: str = "") -> str:
     """Store an answered question; returns its id."""
     if not question.strip():
         raise UserError("remember_answer: the question is empty")
     qa_id = uuid.uuid4().hex
     row = {"qa_id": qa_id, "question": question, "answer": answer,
            "citations": json.dumps(citations or [], default=str), "confidence": confidence,
-           "session_id": session_id,
+           "session_id": session_id, "corpus": corpus,
            "vector": embed_one(question) if vector is None else vector,
            "created_at": datetime.now(UTC)}
     append_rows(qa_table(), [row], QA_SCHEMA)
@@ -154,7 +155,7 @@ def remember_answer(question: str, answer: str, citations: list[Any] | None = No
 
 
 def lookup_answer(question: str, threshold: float = DEFAULT_QA_THRESHOLD,
-                  vector: np.ndarray | None = None) -> CachedAnswer | None:
+                  vector: np.ndarray | None = None, corpus: str = "") -> CachedAnswer | None:
     """The stored answer to the most similar question, if its cosine ≥ threshold."""
     if not 0.0 < threshold <= 1.0:
         raise UserError(f"QA threshold must be in (0, 1] (got {threshold})")
@@ -162,7 +163,9 @@ def lookup_answer(question: str, threshold: float = DEFAULT_QA_THRESHOLD,
     if table is None or table.count_rows() == 0:
         return None
     vector = embed_one(question) if vector is None else vector
+    escaped = corpus.replace("'", "''")
     rows = table.search(vector, vector_column_name="vector").distance_type("cosine") \
+        .where(f"corpus = '{escaped}'", prefilter=True) \
         .select(["qa_id", "question", "answer", "citations", "confidence", "_distance"]) \
         .limit(1).to_arrow().to_pylist()
     if not rows:

@@ -35,6 +35,9 @@ def prefect_api() -> Iterator[str]:
 
     with temporary_settings({PREFECT_API_URL: url}):
         yield url
+        from prefect.logging.handlers import APILogWorker
+
+        APILogWorker.drain_all(timeout=10)  # send buffered logs before the server goes
     stop_server()
     shutil.rmtree(_HOME, ignore_errors=True)
 

@@ -59,3 +59,9 @@ def test_run_logs_are_found_again_by_meaning_and_by_program() -> None:
     summaries = memory.similar_runs("what happened in session s1", k=1, session_id="s1",
                                     mode="vector")
     assert summaries[0]["session_id"] == "s1"
+
+
+def test_qa_memory_answers_only_for_the_same_corpus() -> None:
+    memory.remember_answer(QUESTION, "20", corpus="docs")
+    assert memory.lookup_answer(QUESTION, corpus="docs").answer == "20"
+    assert memory.lookup_answer(QUESTION, corpus="other-docs") is None

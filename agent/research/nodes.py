@@ -7,6 +7,7 @@ nodes never import Prefect or storage. Each node appends one line to the trace.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -126,6 +127,17 @@ def _queries(question: str, tools: ResearchTools, counters: Counters) -> list[st
     return queries
 
 
+def resolve_reference(ref: str, question: str, tools: ResearchTools) -> list[Evidence]:
+    """Search where the reference points: inside the named file, or the numbered section."""
+    document = re.search(r"([\w./-]+\.md)\b", ref)
+    section = re.search(r"(?:[Ss]ection|§)\s*([\w.]+)", ref)
+    if document:
+        return tools.search(question, 3, file=document.group(1))
+    if section:
+        return tools.search(f"{question} {section.group(1)}", 3, heading=section.group(1))
+    return tools.search(ref, 3)
+
+
 def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     """Run the first pending step: rewrite, pooled retrieval, rerank, cite, confidence."""
     tools, cfg = _tools(config), _config(state)
@@ -149,9 +161,14 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     trace = [f"step {step.step_id}: queries {queries}; {len(top)} chunks"]
     if cfg.follow_references and top:
         extra, ref_trace = follow(
-            state["objective"], top, lambda ref: tools.search(ref, 3), tools.text_similarities, cfg
+            state["objective"],
+            top,
+            lambda ref: resolve_reference(ref, step.question, tools),
+            tools.text_similarities,
+            cfg,
         )
-        counters.retrieval_calls += sum(1 for line in ref_trace if line.startswith("reference"))
+        followed = {line.split("'")[1] for line in ref_trace if line.startswith("reference '")}
+        counters.retrieval_calls += len(followed)
         counters.references_followed += len(extra)
         top += [e.model_copy(update={"step": step.step_id}) for e in extra]
         trace += ref_trace

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from agentcycle.agent.research.state import Evidence, ResearchConfig
 
 _REFERENCE = re.compile(
-    r"\b(?:see|described in|detailed in|documented in|per|cf\.)\s+"
+    r"\b(?:[Ss]ee|[Dd]escribed in|[Dd]etailed in|[Dd]ocumented in|cf\.)\s+"
     r"(?P<ref>(?:[Ss]ection|§)\s*[\w.]+(?:\s+of\s+[\w./-]+\.md)?|[\w./-]+\.md"
     r"|the\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}\s+(?:[Gg]uide|[Oo]verview|document))",
 )
@@ -24,7 +24,9 @@ CONVERGENCE_SAME_DOC = 3
 
 
 def detect_references(text: str) -> list[str]:
-    return list(dict.fromkeys(m.group("ref").strip() for m in _REFERENCE.finditer(text)))
+    return list(
+        dict.fromkeys(m.group("ref").strip().rstrip(".") for m in _REFERENCE.finditer(text))
+    )
 
 
 def follow(

@@ -1,0 +1,284 @@
+"""The research agent's tools: plain storage calls (`LocalTools`) or Prefect tasks.
+
+`LocalTools` is what tests and benchmarks hand the graph when no flow runs;
+`PrefectTools` routes each retrieval and each LLM call through a task cached on its
+inputs (the corpus's table version is part of the retrieval key, so re-ingesting a
+corpus never serves stale chunks). Similarities, vocabulary and memory stay plain
+calls: they take milliseconds, and a task costs ~20 ms of orchestration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+import uuid
+from datetime import timedelta
+from functools import lru_cache
+from typing import Any
+
+from prefect import task
+from prefect.context import TaskRunContext
+
+from agentcycle.agent.llm import LLMProvider, chat_transport, make_provider
+from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.text import Vocabulary
+from agentcycle.storage.corpus import open_corpus
+from agentcycle.storage.datasets import append_rows
+from agentcycle.storage.embedding import embed
+from agentcycle.storage.memory import lookup_answer, remember_answer
+from agentcycle.storage.search import search
+from agentcycle.storage.tables import sql_quote
+
+_vocabularies: dict[tuple[str, str, int], Vocabulary] = {}
+_vocabulary_lock = threading.Lock()
+
+
+def corpus_version(corpus: str) -> tuple[str, int]:
+    """(table uri, version): changes whenever the corpus's chunks change."""
+    table = open_corpus(corpus)
+    return str(getattr(table, "uri", corpus)), int(table.version)
+
+
+def corpus_vocabulary(corpus: str) -> Vocabulary:
+    """Document frequencies of the corpus's chunks, computed once per table version."""
+    uri, version = corpus_version(corpus)
+    key = (corpus, uri, version)
+    with _vocabulary_lock:
+        if key not in _vocabularies:
+            rows = open_corpus(corpus).to_lance().to_table(columns=["heading", "text"])
+            texts = (
+                f"{h}\n{t}"
+                for h, t in zip(
+                    rows.column("heading").to_pylist(), rows.column("text").to_pylist(), strict=True
+                )
+            )
+            _vocabularies[key] = Vocabulary.from_texts(texts)
+        return _vocabularies[key]
+
+
+_vectors: dict[str, Any] = {}
+_VECTOR_CACHE_SIZE = 2048
+
+
+def prepare_vectors(texts: list[str]) -> None:
+    """Embed the texts not seen yet in one batch: one forward pass costs about as much
+    as a single text, so a step's queries and its question share it."""
+    missing = list(dict.fromkeys(t for t in texts if t not in _vectors))
+    if not missing:
+        return
+    if len(_vectors) + len(missing) > _VECTOR_CACHE_SIZE:
+        _vectors.clear()
+    _vectors.update(zip(missing, embed(missing), strict=True))
+
+
+def _query_vector(text: str) -> Any:
+    if text not in _vectors:
+        prepare_vectors([text])
+    return _vectors[text]
+
+
+def search_corpus(
+    corpus: str,
+    query: str,
+    k: int,
+    file: str | None = None,
+    heading: str | None = None,
+    session_id: str = "",
+    record: bool = True,
+) -> list[Evidence]:
+    """Hybrid search as Evidence, logged to the `retrievals` dataset."""
+    started = time.perf_counter()
+    hits = search(corpus, query, k=k, file=file, heading=heading, query_vector=_query_vector(query))
+    latency_ms = (time.perf_counter() - started) * 1000
+    if record and hits:
+        query_id = uuid.uuid4().hex
+        append_rows(
+            "retrievals",
+            [
+                {
+                    "session_id": session_id,
+                    "query_id": query_id,
+                    "query": query,
+                    "corpus": corpus,
+                    "mode": "hybrid",
+                    "k": k,
+                    "rank": rank,
+                    "chunk_id": hit.chunk_id,
+                    "file": hit.file,
+                    "heading": hit.heading,
+                    "score": hit.score,
+                    "latency_ms": latency_ms,
+                }
+                for rank, hit in enumerate(hits, start=1)
+            ],
+        )
+    return [
+        Evidence(chunk_id=h.chunk_id, file=h.file, heading=h.heading, text=h.text, score=h.score)
+        for h in hits
+    ]
+
+
+class LocalTools:
+    """ResearchTools over the storage layer, without Prefect."""
+
+    def __init__(
+        self, corpus: str, llm: LLMProvider | None = None, session_id: str = "", record: bool = True
+    ):
+        open_corpus(corpus)  # a missing corpus is a UserError now, not mid-graph
+        self.corpus = corpus
+        self.llm = llm or make_provider("rules")
+        self.session_id = session_id
+        self.record = record
+
+    def search(
+        self, query: str, k: int, file: str | None = None, heading: str | None = None
+    ) -> list[Evidence]:
+        return search_corpus(self.corpus, query, k, file, heading, self.session_id, self.record)
+
+    def similarities(self, query: str, chunk_ids: list[str]) -> list[float]:
+        if not chunk_ids:
+            return []
+        import numpy as np
+
+        where = "chunk_id IN (" + ", ".join(sql_quote(c) for c in chunk_ids) + ")"
+        rows = (
+            open_corpus(self.corpus)
+            .search()
+            .where(where)
+            .select(["chunk_id", "vector"])
+            .limit(len(chunk_ids) * 2)
+            .to_arrow()
+            .to_pylist()
+        )
+        vectors = {r["chunk_id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
+        query_vector = _query_vector(query)
+        return [float(vectors[c] @ query_vector) if c in vectors else 0.0 for c in chunk_ids]
+
+    def prepare(self, texts: list[str]) -> None:
+        prepare_vectors(texts)
+
+    def text_similarities(self, query: str, texts: list[str]) -> list[float]:
+        if not texts:
+            return []
+        prepare_vectors([query, *texts])
+        query_vector = _vectors[query]
+        return [float(_vectors[t] @ query_vector) for t in texts]
+
+    def vocabulary(self) -> Vocabulary:
+        return corpus_vocabulary(self.corpus)
+
+    def recall(self, question: str, threshold: float) -> dict[str, Any] | None:
+        hit = lookup_answer(
+            question, threshold=threshold, vector=_query_vector(question), corpus=self.corpus
+        )
+        if hit is None:
+            return None
+        return {
+            "question": hit.question,
+            "answer": hit.answer,
+            "citations": hit.citations,
+            "confidence": hit.confidence,
+            "similarity": hit.similarity,
+        }
+
+    def remember(
+        self, question: str, answer: str, citations: list[dict[str, Any]], confidence: float
+    ) -> None:
+        remember_answer(
+            question, answer, citations, confidence, self.session_id,
+            vector=_query_vector(question), corpus=self.corpus,
+        )
+
+
+# --------------------------------------------------------------------------- Prefect
+
+
+def _retrieval_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    uri, version = corpus_version(parameters["corpus"])
+    payload = json.dumps(
+        [
+            uri,
+            version,
+            parameters["query"],
+            parameters["k"],
+            parameters.get("file"),
+            parameters.get("heading"),
+        ]
+    )
+    return "retrieve-" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+@task(
+    name="retrieve",
+    cache_key_fn=_retrieval_key,
+    cache_expiration=timedelta(days=7),
+    persist_result=True,
+    retries=1,
+)
+def retrieve_task(
+    corpus: str,
+    query: str,
+    k: int,
+    file: str | None = None,
+    heading: str | None = None,
+    session_id: str = "",
+) -> list[Evidence]:
+    """One hybrid search of a corpus (cached on corpus version and query)."""
+    return search_corpus(corpus, query, k, file, heading, session_id)
+
+
+def _llm_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    payload = json.dumps([parameters["settings"], parameters["system"], parameters["user"]])
+    return "llm-" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+@task(
+    name="llm_call", cache_key_fn=_llm_key, cache_expiration=timedelta(days=7), persist_result=True
+)
+def llm_call_task(settings: dict[str, Any], system: str, user: str) -> str:
+    """One chat completion (cached on model, prompt and question; temperature 0)."""
+    return _transport_for(json.dumps(settings, sort_keys=True))(system, user)
+
+
+@lru_cache(maxsize=8)
+def _transport_for(settings_json: str) -> Any:
+    from agentcycle.agent.llm import LLMSettings
+
+    settings = json.loads(settings_json)
+    return chat_transport(
+        LLMSettings.resolve(
+            settings["provider"],
+            settings["model"],
+            settings["base_url"],
+            settings["timeout_s"],
+            retries=0,
+        )
+    )
+
+
+class PrefectTools(LocalTools):
+    """ResearchTools whose retrievals and LLM calls are Prefect tasks."""
+
+    def __init__(
+        self,
+        corpus: str,
+        provider: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        timeout_s: float | None = None,
+        session_id: str = "",
+        refresh_cache: bool = False,
+    ):
+        llm = make_provider(provider, model, base_url, timeout_s)
+        self.retrieve = retrieve_task.with_options(refresh_cache=refresh_cache or None)
+        if llm.enabled:
+            described = llm.settings.describe()
+            llm.transport = lambda system, user: llm_call_task(described, system, user)
+        super().__init__(corpus, llm, session_id)
+
+    def search(
+        self, query: str, k: int, file: str | None = None, heading: str | None = None
+    ) -> list[Evidence]:
+        return self.retrieve(self.corpus, query, k, file, heading, self.session_id)
