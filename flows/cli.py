@@ -15,6 +15,7 @@ import typer
 
 from agentcycle.errors import UserError
 from agentcycle.flows import cli_ask as ask_cli
+from agentcycle.flows import cli_scenario as scenario_cli
 from agentcycle.flows import cli_store as store_cli
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app.add_typer(knowledge_app, name="knowledge")
 app.add_typer(server_app, name="server")
 app.add_typer(store_cli.app)  # ingest, search, report, store compact|info
 app.command()(ask_cli.ask)
+app.add_typer(scenario_cli.scenario_app, name="scenario")
 
 
 class Verbosity(StrEnum):

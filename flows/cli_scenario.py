@@ -1,0 +1,66 @@
+"""`agentcycle scenario run|list`: replay recorded sessions and check the decisions.
+
+A separate typer app so the main CLI only registers it (`app.add_typer(scenario_app)`);
+Prefect is imported only when a scenario actually runs.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentcycle.errors import UserError
+
+DEFAULT_ROOT = Path("tests/scenarios")
+
+scenario_app = typer.Typer(
+    name="scenario",
+    help="Scenario replay: recorded program runs, expected decisions.",
+    no_args_is_help=True,
+)
+
+
+@scenario_app.command("list")
+def list_command(
+    root: Annotated[Path, typer.Argument(help="Folder of scenario folders.")] = DEFAULT_ROOT,
+) -> None:
+    """Scenario folders under ROOT: name, pack and expected program sequence."""
+    from agentcycle.scenarios import list_scenarios, load_scenario
+
+    folders = list_scenarios(root)
+    if not folders:
+        raise UserError(f"{root}: no scenario folders (*/scenario.yaml)")
+    for folder in folders:
+        scenario = load_scenario(folder)
+        typer.echo(f"{folder.name}  [{scenario.pack}]  {' → '.join(scenario.expected_programs)}")
+
+
+@scenario_app.command("run")
+def run_command(
+    directory: Annotated[Path, typer.Argument(help="Scenario folder.")],
+    session: Annotated[
+        Path | None, typer.Option(help="Session directory to create (default: a temp dir).")
+    ] = None,
+    demo_data: Annotated[
+        Path | None, typer.Option(help="Demo data folder for demo_inputs (default ./.demo-data).")
+    ] = None,
+) -> None:
+    """Replay one scenario through the Prefect flows (rules only) and check it; exit 1
+    when the agent's decisions differ from the expected ones."""
+    from agentcycle.flows.server import ensure_prefect_api
+    from agentcycle.scenarios import run_scenario
+
+    ensure_prefect_api()
+    session_dir = session or Path(tempfile.mkdtemp(prefix="agentcycle-scenario-")) / "session"
+    result = run_scenario(directory, session_dir, demo_data)
+    typer.echo(f"programs: {' → '.join(result.programs)}")
+    typer.echo(f"stop reason: {result.stop_reason}")
+    typer.echo(f"session: {result.session_dir}")
+    for problem in result.problems:
+        typer.echo(f"MISMATCH {problem}", err=True)
+    typer.echo(f"{result.name}: {'passed' if result.passed else 'FAILED'}")
+    if not result.passed:
+        raise typer.Exit(1)
