@@ -99,11 +99,15 @@ def _preferred_first(files: list[Path], slot: InputSlot) -> list[Path]:
     return liked + [f for f in files if f not in liked]
 
 
-def select_file(slot: InputSlot, pool: FilePool, hint: str | None = None) -> Path | None:
+def select_file(
+    slot: InputSlot, pool: FilePool, hint: str | None = None, taken: frozenset[Path] = frozenset()
+) -> Path | None:
     """LLM hint → locked file → best file of a slot category → newest file of a slot
     category → extension fallback; every source passes the same exclusion guards, so a
     hinted ligand never fills a model slot."""
-    candidates = _preferred_first([f for f in pool.files if allowed(f, slot, pool)], slot)
+    candidates = _preferred_first(
+        [f for f in pool.files if f not in taken and allowed(f, slot, pool)], slot
+    )
     if hint is not None:
         hinted = next((f for f in candidates if f.name == Path(hint).name), None)
         fits = hinted is not None and (
@@ -138,7 +142,9 @@ def resolve_values(context: CommandContext) -> tuple[dict[str, str], dict[str, s
     files: dict[str, str] = {}
     missing: list[str] = []
     for slot_name, slot in program.inputs.items():
-        chosen = select_file(slot, pool, context.file_hints.get(slot_name))
+        # One file fills one slot: two half-map slots get two different half maps.
+        taken = frozenset(Path(f) for f in files.values())
+        chosen = select_file(slot, pool, context.file_hints.get(slot_name), taken)
         if chosen is not None:
             files[slot_name] = str(chosen)
         elif slot.required:

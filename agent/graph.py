@@ -71,6 +71,7 @@ class DecisionState(TypedDict, total=False):
     recoveries: Mapping[str, Mapping[str, str]]
     # Worked out by the nodes.
     recovery: Recovery | None
+    target_note: str | None
     pool: FilePool
     history: History
     phase: str
@@ -152,6 +153,7 @@ def perceive(state: DecisionState) -> dict[str, Any]:
     update: dict[str, Any] = {
         "pool": pool,
         "history": history,
+        "target_note": seen.verdict.reason if seen.verdict.at_target else None,
         "phase": view.phase,
         "valid": list(view.valid_programs),
         "rejected": [],
@@ -284,7 +286,10 @@ def output(state: DecisionState) -> dict[str, Any]:
     if decision is None:
         built = state.get("built")
         chosen = state["chosen"]
-        reason = "workflow complete" if chosen == STOP else f"phase {state['phase']}"
+        reason = f"phase {state['phase']}"
+        if chosen == STOP:
+            target = state.get("target_note")
+            reason = f"workflow complete ({target})" if target else "workflow complete"
         decision = Decision(
             program=chosen,
             reason=reason,

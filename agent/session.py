@@ -127,6 +127,20 @@ def refresh_advice(session_dir: Path, new_goal: str | None = None) -> tuple[Sess
     return state, True
 
 
+def raise_max_cycles(session_dir: Path, max_cycles: int) -> SessionState:
+    """Allow more cycles; a session that stopped at its old limit becomes resumable."""
+    state = load_session(session_dir)
+    if max_cycles <= len([c for c in state.cycles if c.program != "STOP"]):
+        raise UserError(f"--max-cycles: {max_cycles} is not above the cycles already run")
+    state.max_cycles = max_cycles
+    if state.status == "max_cycles":
+        if state.cycles and state.cycles[-1].program == "STOP":
+            state.cycles.pop()
+        state.status, state.stop_reason = "running", None
+    save_session(session_dir, state)
+    return state
+
+
 def detect_workflow(pack: Pack, inputs: list[Path]) -> str:
     """The experiment type from the inputs: the first workflow whose `detect_categories`
     match an input file; the pack's default when none (or none declares any) does."""

@@ -134,11 +134,16 @@ def resume(
     goal: Annotated[
         str | None, typer.Option(help="New advice; a finished session reopens for it.")
     ] = None,
+    max_cycles: Annotated[
+        int | None, typer.Option(help="A higher limit; reopens a session stopped at its limit.")
+    ] = None,
     verbosity: VerbosityOption = Verbosity.normal,
 ) -> None:
     """Continue a session that was interrupted; finished cycles are never repeated."""
-    from agentcycle.agent.session import refresh_advice
+    from agentcycle.agent.session import raise_max_cycles, refresh_advice
 
+    if max_cycles is not None:
+        raise_max_cycles(session_dir, max_cycles)
     state, changed = refresh_advice(session_dir, goal)
     if changed:
         understood = "; ".join(state.directives.recognised) or "no directive recognised"

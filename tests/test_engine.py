@@ -100,7 +100,8 @@ def test_validation_gate_then_stop(xtal, tmp_path: Path) -> None:
     assert decision.program == "rmsz"  # at target: no more refinement, validation first
     assert "refine" not in decision.valid_programs and "STOP" not in decision.valid_programs
     history += [rec(4, "rmsz", bond_rmsz=0.8), rec(5, "ramalyze", rama_favored=99.0)]
-    assert decide(xtal, "xray", history, files_for(tmp_path), 6, 20).stop
+    final = decide(xtal, "xray", history, files_for(tmp_path), 6, 20)
+    assert final.stop and final.reason == "workflow complete (success: r_free 0.21 < 0.25 (good))"
 
 
 def test_hopeless_stops_without_validation(xtal, tmp_path: Path) -> None:
@@ -418,3 +419,18 @@ def test_llm_hinted_ligand_is_rejected_from_a_model_slot(xtal, tmp_path: Path) -
     other.write_text(model.read_text())
     pool = FilePool.build([model, other], xtal.file_categories, {})
     assert select_file(slot, pool, hint="other.pdb") == other  # a valid hint wins
+
+
+def test_one_file_fills_one_slot(tmp_path: Path) -> None:
+    from agentcycle.agent.command import CommandContext, resolve_values
+    from agentcycle.knowledge.schema import FileCategory, Program
+
+    categories = {"half_map": FileCategory(extensions=[".mrc"], name_patterns=["half"])}
+    files = [tmp_path / "map_half_1.mrc", tmp_path / "map_half_2.mrc"]
+    pool = FilePool.build(files, categories, {"half_map": str(files[1])})
+    slot = {"extensions": [".mrc"], "categories": ["half_map"]}
+    program = Program.model_validate(
+        {"description": "x", "command": ["p", "{h1}", "{h2}"], "inputs": {"h1": slot, "h2": slot}}
+    )
+    chosen = resolve_values(CommandContext("p", program, pool, 1, ""))[1]
+    assert sorted(chosen.values()) == sorted(str(f) for f in files)

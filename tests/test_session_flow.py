@@ -13,6 +13,7 @@ import pytest
 from conftest import TOY_PACK, cli_command
 
 from agentcycle.agent.state import load_session
+from agentcycle.errors import UserError
 
 EXPECTED = ["inspect", "refine", "refine", "refine", "validate", "STOP"]
 
@@ -89,6 +90,15 @@ def test_flow_runs_and_artifacts_are_in_prefect(
     state = create_session(load_pack(TOY_PACK), str(TOY_PACK), toy_inputs, session, max_cycles=2)
     result = run_session(session)
     assert result["status"] == "max_cycles"
+    from agentcycle.agent.session import raise_max_cycles
+
+    reopened = raise_max_cycles(session, 3)
+    assert reopened.status == "running" and [c.program for c in reopened.cycles] == [
+        "inspect",
+        "refine",
+    ]
+    with pytest.raises(UserError, match="not above"):
+        raise_max_cycles(session, 2)
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs(
             flow_run_filter=FlowRunFilter(name=FlowRunFilterName(like_=state.session_id)),
