@@ -83,6 +83,8 @@ def holds(condition: Condition, history: History) -> bool:
         return history.placement_uncertain == condition.placement_uncertain
     if condition.at_target is not None:
         return history.at_target == condition.at_target
+    if condition.not_ is not None:
+        return not holds(condition.not_, history)
     if condition.any is not None:
         return any(holds(child, history) for child in condition.any)
     if condition.all is not None:

@@ -307,14 +307,18 @@ class Condition(Strict):
         description="true: metrics.yaml stop rules say refinement is finished "
         "(success, plateau, hopeless or hard limit).",
     )
+    not_: Condition | None = Field(
+        default=None, alias="not", description="The condition does not hold."
+    )
     any: list[Condition] | None = None
     all: list[Condition] | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Condition:
-        set_keys = [key for key, value in self if value is not None]
+        fields = type(self).model_fields
+        set_keys = [fields[key].alias or key for key, value in self if value is not None]
         if len(set_keys) != 1:
-            names = ", ".join(type(self).model_fields)
+            names = ", ".join(f.alias or n for n, f in type(self).model_fields.items())
             raise ValueError(
                 f"a condition needs exactly one of: {names} (got {set_keys or 'none'})"
             )
@@ -328,7 +332,7 @@ class Condition(Strict):
                 named.add(value)
         if self.runs_at_least:
             named.add(self.runs_at_least.program)
-        for child in (self.any or []) + (self.all or []):
+        for child in [*(self.any or []), *(self.all or []), *([self.not_] if self.not_ else [])]:
             named |= child.programs()
         return named
 

@@ -156,3 +156,13 @@ def test_a_failed_command_is_not_repeated(pack, tmp_path: Path) -> None:
     decision = run(pack, tmp_path, [failed])
     assert decision.stop
     assert "the same command failed in cycle 1" in decision.reason
+
+
+def test_not_condition() -> None:
+    from agentcycle.agent.workflow import holds
+
+    no_model = Condition.model_validate({"not": {"has_file": "model"}})
+    assert holds(no_model, History(()))
+    assert not holds(no_model, History((), file_categories=frozenset({"model"})))
+    with pytest.raises(ValueError, match="not"):
+        Condition.model_validate({"not": {"done": "a"}, "done": "b"})
