@@ -6,6 +6,9 @@ list replay scenario folders. Samples are validated one by one so a schema error
 the file, the sample id and the field, which is what a person editing 100 questions
 needs to find the mistake.
 
+A scenario suite may name its samples by `scenario_glob` (folders relative to the suite
+holding a `scenario.yaml`; each folder's name is its id) instead of listing them.
+
 JSONL suites: one sample per line; an optional first line `{"suite": {...}}` carries the
 suite-level fields (name, kind, corpus_root, corpus).
 """
@@ -133,6 +136,15 @@ def load_suite(path: Path) -> Suite:
         raise SuiteError(f"{path}: no such suite file")
     header, raw = _read(path)
     kind = header.get("kind", "qa")
+    pattern = header.pop("scenario_glob", None)
+    if kind == "scenario" and pattern:  # every scenario folder matching the glob
+        found = sorted(p.parent for p in path.parent.glob(f"{pattern.rstrip('/')}/scenario.yaml"))
+        listed = {item.get("scenario") for item in raw if isinstance(item, dict)}
+        raw = raw + [
+            {"id": f.name, "scenario": str(f.relative_to(path.parent))}
+            for f in found
+            if str(f.relative_to(path.parent)) not in listed
+        ]
     model: type[BaseModel] = ScenarioSample if kind == "scenario" else QaSample
     samples: list[QaSample | ScenarioSample] = []
     seen: set[str] = set()

@@ -9,8 +9,9 @@ rules-only mode through the real `ask` flow (or, with --direct, the same graph w
 plain storage tools and no Prefect). QA memory is off unless --memory: a remembered
 answer would measure the cache, not the agent.
 
-Scoring is the set's own rule: case-insensitive, whitespace-normalised "contains" of
-the answer or an accepted variant; multiple choice by letter; an unanswerable question
+Scoring is `agentcycle.agent.scorers` (shared with the `eval` flow), the set's own
+rule: case-insensitive, whitespace-normalised "contains" of the answer or an accepted
+variant; multiple choice by letter; an unanswerable question
 is correct when the agent answers "insufficient evidence". Citation grounding is
 checked independently of the agent: each cited sentence must occur (whitespace
 normalised) in the text of the chunk it cites, read back from the corpus table.
@@ -33,7 +34,9 @@ TARGETS = {"simple": 0.70, "mc": 0.70, "unanswerable": 0.80}
 
 
 def norm(text: str) -> str:
-    return " ".join(text.replace("*", "").replace("`", "").split()).lower()
+    from agentcycle.agent.scorers import norm as normalise
+
+    return normalise(text)
 
 
 def load_set(path: Path) -> tuple[list[dict[str, Any]], Path]:
@@ -53,16 +56,13 @@ def ensure_corpus(name: str, root: Path) -> None:
 
 
 def correct(question: dict[str, Any], result: Any) -> bool:
-    kind = question["type"]
-    if kind == "mc":
-        return (result.mc_letter or "") == str(question["answer"]).strip().upper()
-    answer = norm(result.answer)
-    if kind == "unanswerable":
-        return result.insufficient or "insufficient evidence" in answer
-    if result.insufficient:
-        return False
-    expected = [str(question["answer"]), *[str(a) for a in question.get("accept", [])]]
-    return any(norm(e) in answer for e in expected)
+    """The suite scorers' verdict (agent.scorers): the first correctness scorer decides."""
+    from agentcycle.agent.eval_suites import QaSample
+    from agentcycle.agent.scorers import score_qa
+
+    sample = QaSample.model_validate(question)
+    scores = score_qa(sample, result.answer, result.insufficient, result.mc_letter)
+    return scores[0].score == 1.0
 
 
 def grounding(corpus: str, results: list[Any]) -> tuple[int, int]:

@@ -15,6 +15,7 @@ import typer
 
 from agentcycle.errors import UserError
 from agentcycle.flows import cli_ask as ask_cli
+from agentcycle.flows import cli_eval as eval_cli
 from agentcycle.flows import cli_scenario as scenario_cli
 from agentcycle.flows import cli_store as store_cli
 
@@ -34,6 +35,7 @@ app.add_typer(server_app, name="server")
 app.add_typer(store_cli.app)  # ingest, search, report, store compact|info
 app.command()(ask_cli.ask)
 app.add_typer(scenario_cli.scenario_app, name="scenario")
+app.command(name="eval")(eval_cli.eval_command)
 
 
 class Verbosity(StrEnum):
@@ -271,16 +273,21 @@ def server_status() -> None:
 
 @app.command()
 def serve(
+    suite: Annotated[
+        list[Path] | None, typer.Option(help="Evaluation suite to schedule nightly (repeat).")
+    ] = None,
+    cron: Annotated[str, typer.Option(help="Schedule of the suites.")] = "0 2 * * *",
     limit: Annotated[int | None, typer.Option(help="Concurrent runs at most.")] = None,
 ) -> None:
-    """Serve the `agent_run/agent-run` deployment: trigger sessions from the Prefect UI."""
+    """Serve `agent_run/agent-run` (trigger sessions from the Prefect UI) and, per
+    --suite, an `evaluate/eval-<suite>` deployment on a cron schedule."""
     from agentcycle.flows.server import ensure_prefect_api
 
     api = ensure_prefect_api()
-    typer.echo(f"serving agent_run/agent-run on {api.removesuffix('/api')}", err=True)
+    typer.echo(f"serving deployments on {api.removesuffix('/api')}", err=True)
     from agentcycle.flows.deploy import serve_agent_runs
 
-    serve_agent_runs(limit)
+    serve_agent_runs(limit, suites=suite or [], cron=cron)
 
 
 @app.command()

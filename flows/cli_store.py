@@ -98,19 +98,21 @@ def report(
     ] = None,
     program: Annotated[str | None, typer.Option(help="Only this program.")] = None,
     corpus: Annotated[str | None, typer.Option(help="Only this corpus.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Only this evaluation suite.")] = None,
     format: Annotated[Format, typer.Option("--format", "-f")] = Format.table,
 ) -> None:
     """Run a named report (a SQL file in storage/reports/) with DuckDB."""
     from agentcycle.storage.query import format_table, report_parameters, report_sql, run_report
 
+    values = {"program": program, "corpus": corpus, "suite": suite}
     if target is not None:
         wanted = report_parameters(report_sql(name))
         if not wanted:
             raise UserError(f"report {name!r} takes no argument (got {target!r})")
-        if {"program": program, "corpus": corpus}.get(wanted[0]) not in (None, target):
+        if values.get(wanted[0]) not in (None, target):
             raise UserError(f"report {name!r}: {target!r} and --{wanted[0]} disagree")
-        program, corpus = (target, corpus) if wanted[0] == "program" else (program, target)
-    typer.echo(format_table(run_report(name, program=program, corpus=corpus), format.value))
+        values[wanted[0]] = target
+    typer.echo(format_table(run_report(name, **values), format.value))
 
 
 @store_app.command("compact")

@@ -1,0 +1,476 @@
+"""The `evaluate` flow: run a suite's samples as mapped Prefect tasks and record them.
+
+Why it is shaped like this:
+- Each sample is one task run (`.map` on a thread pool of `concurrency` workers), so the
+  Prefect UI shows every question and concurrency is bounded by the task runner.
+- A sample that raises becomes a row with `error` set: one bad question must not throw
+  away an hour of answered ones.
+- Each finished sample is appended to `eval_samples` at once (one small Parquet file),
+  so an interrupted run loses at most the samples in flight; `resume` skips samples
+  already recorded for the run id and `retry_failed` reruns only those with an error.
+  Readers take the newest row per (run, sample), so a retried sample counts once.
+- The run's aggregate goes to `eval_runs`; the columns the schema lacks (per-type
+  accuracy and standard error, grounding, latency percentiles, calls, suite hash, code
+  version, provider, settings) go into its `config` JSON. Likewise a sample's scorer
+  results, calls, epoch and grounding go into `eval_samples.expected` as JSON.
+- Retrievals and LLM calls go through `PrefectTools`, whose tasks are cached on inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task, unmapped
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from agentcycle.agent.eval_suites import QaSample, ScenarioSample, Suite, load_suite
+from agentcycle.agent.scorers import Chunk, Score, grounding, score_qa, sequence_match
+from agentcycle.config import home_dir
+from agentcycle.storage.datasets import append_rows
+
+TYPES = ("simple", "multi_hop", "mc", "unanswerable", "scenario")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "suite"
+
+
+def code_version() -> str:
+    """`git describe` of the checkout, else the installed package version."""
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--tags"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentcycle")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def sample_key(sample_id: str, epoch: int, epochs: int) -> str:
+    """Epoch 0 keeps the plain id, so single-epoch runs compare by question id."""
+    return sample_id if epochs == 1 or epoch == 0 else f"{sample_id}@{epoch}"
+
+
+def ensure_corpus(suite: Suite, corpus: str) -> None:
+    """Bring the suite's corpus up to date (unchanged files cost a hash)."""
+    from agentcycle.storage.corpus import ingest
+
+    files = suite.corpus_files()
+    if files:
+        ingest(corpus, files)
+
+
+# ---------------------------------------------------------------------- one sample
+
+
+def chunk_rows(corpus: str, chunk_ids: list[str]) -> dict[str, Chunk]:
+    """The cited chunks as the scorer needs them, read back from the corpus table."""
+    if not chunk_ids:
+        return {}
+    from agentcycle.storage.corpus import open_corpus
+    from agentcycle.storage.tables import sql_quote
+
+    where = "chunk_id IN (" + ", ".join(sql_quote(c) for c in chunk_ids) + ")"
+    rows = (
+        open_corpus(corpus)
+        .search()
+        .where(where)
+        .select(["chunk_id", "text", "file", "start_char", "end_char"])
+        .limit(len(chunk_ids) * 2)
+        .to_arrow()
+        .to_pylist()
+    )
+    return {
+        r["chunk_id"]: Chunk(r["text"], r["file"], r["start_char"], r["end_char"]) for r in rows
+    }
+
+
+def source_spans(suite: Suite, sample: QaSample) -> list[tuple[str, str, tuple[int, int] | None]]:
+    spans = []
+    for source in sample.sources:
+        path = suite.root / source.file
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        at = text.find(source.quote) if source.quote else -1
+        spans.append((source.file, source.quote, (at, at + len(source.quote)) if at >= 0 else None))
+    return spans
+
+
+def answer_sample(
+    suite: Suite, sample: QaSample, corpus: str, settings: dict[str, Any]
+) -> dict[str, Any]:
+    """Answer one QA sample and score it (module-level so tests can make it fail)."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.tasks.research import PrefectTools
+
+    tools = PrefectTools(
+        corpus, settings["provider"], settings.get("model"), settings.get("base_url")
+    )
+    config = ResearchConfig(use_memory=False, write_memory=False)
+    result = research(sample.question, tools, sample.choices, config)
+    scores = score_qa(sample, result.answer, result.insufficient, result.mc_letter)
+    cited = [c.chunk_id for c in result.citations]
+    grounded = None
+    if sample.sources and not result.insufficient and sample.type != "unanswerable":
+        scores.append(grounding(cited, chunk_rows(corpus, cited), source_spans(suite, sample)))
+        grounded = scores[-1].score == 1.0
+    return {
+        "answer": result.mc_letter or result.answer,
+        "citations": cited,
+        "scores": scores,
+        "grounded": grounded,
+        "llm_calls": result.counters.llm_calls,
+        "retrieval_calls": result.counters.retrieval_calls,
+    }
+
+
+def run_scenario_sample(suite: Suite, sample: ScenarioSample, run_id: str) -> dict[str, Any]:
+    """Replay one scenario through the session flow; its own checks decide `correct`."""
+    from agentcycle.scenarios import load_scenario, run_scenario
+
+    folder = (suite.path.parent / sample.scenario).resolve()
+    expected = load_scenario(folder).expected_programs
+    session = home_dir() / "eval" / run_id / slug(sample.id)
+    result = run_scenario(folder, session)
+    checks = Score(
+        "scenario",
+        result.status,
+        "no problems",
+        float(result.passed),
+        "; ".join(result.problems) or "every expectation met",
+    )
+    return {
+        "answer": " > ".join(result.programs),
+        "citations": [],
+        "scores": [checks, sequence_match(result.programs, expected)],
+        "grounded": None,
+        "llm_calls": 0,
+        "retrieval_calls": 0,
+    }
+
+
+@task(name="eval-sample", task_run_name="eval-{key}", cache_policy=NO_CACHE)
+def eval_sample(
+    suite: Suite,
+    sample: QaSample | ScenarioSample,
+    key: str,
+    epoch: int,
+    run_id: str,
+    corpus: str,
+    settings: dict[str, Any],
+) -> dict[str, Any]:
+    """Run, score and record one sample; an exception becomes the row's `error`."""
+    started = time.perf_counter()
+    error = None
+    try:
+        if isinstance(sample, ScenarioSample):
+            outcome = run_scenario_sample(suite, sample, run_id)
+        else:
+            outcome = answer_sample(suite, sample, corpus, settings)
+    except Exception as exc:  # an error is a result, not a crash
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        outcome = {"answer": "", "citations": [], "scores": [], "grounded": None}
+    scores: list[Score] = outcome["scores"]
+    correct = bool(scores) and scores[0].score == 1.0 and error is None
+    expected = getattr(sample, "answer", "") or ""
+    detail = {
+        "expected": expected,
+        "accept": getattr(sample, "accept", []),
+        "epoch": epoch,
+        "grounded": outcome["grounded"],
+        "llm_calls": outcome.get("llm_calls", 0),
+        "retrieval_calls": outcome.get("retrieval_calls", 0),
+        "scores": [s.as_dict() for s in scores],
+    }
+    row = {
+        "run_id": run_id,
+        "suite": suite.name,
+        "sample_id": key,
+        "sample_type": sample.type,
+        "question": getattr(sample, "question", "") or getattr(sample, "scenario", ""),
+        "expected": json.dumps(detail),
+        "answer": outcome["answer"],
+        "correct": correct,
+        "score": scores[0].score if scores else 0.0,
+        "citations": outcome["citations"],
+        "latency_s": time.perf_counter() - started,
+        "error": error,
+    }
+    append_rows("eval_samples", [row])
+    return row
+
+
+# ---------------------------------------------------------------------- reading back
+
+
+def run_samples(run_id: str) -> list[dict[str, Any]]:
+    """The newest row of each sample of a run (a retried sample counts once)."""
+    from agentcycle.storage.query import connect
+
+    con = connect(lancedb=False)
+    try:
+        rows = con.sql(
+            "SELECT * EXCLUDE (rn) FROM (SELECT *, row_number() OVER "
+            "(PARTITION BY sample_id ORDER BY recorded_at DESC) AS rn "
+            "FROM eval_samples WHERE run_id = ?) WHERE rn = 1 ORDER BY sample_id",
+            params=[run_id],
+        ).to_arrow_table()
+    finally:
+        con.close()
+    return rows.to_pylist()
+
+
+def detail(row: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return json.loads(row["expected"] or "{}")
+    except json.JSONDecodeError:
+        return {}
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q
+    low, high = math.floor(position), math.ceil(position)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy per type with its binomial standard error, grounding, latency, calls."""
+    by_type: dict[str, dict[str, Any]] = {}
+    for kind in sorted(
+        {r["sample_type"] for r in rows},
+        key=lambda k: (TYPES.index(k) if k in TYPES else len(TYPES), k),
+    ):
+        marks = [bool(r["correct"]) for r in rows if r["sample_type"] == kind]
+        p = sum(marks) / len(marks)
+        by_type[kind] = {
+            "n": len(marks),
+            "correct": sum(marks),
+            "accuracy": p,
+            "se": math.sqrt(p * (1 - p) / len(marks)),
+        }
+    n = len(rows)
+    correct = sum(bool(r["correct"]) for r in rows)
+    accuracy = correct / n if n else 0.0
+    details = [detail(r) for r in rows]
+    grounded = [d["grounded"] for d in details if d.get("grounded") is not None]
+    latencies = [r["latency_s"] for r in rows if r["error"] is None]
+    calls = [d.get("llm_calls", 0) + d.get("retrieval_calls", 0) for d in details]
+    return {
+        "samples": n,
+        "correct": correct,
+        "accuracy": accuracy,
+        "se": math.sqrt(accuracy * (1 - accuracy) / n) if n else 0.0,
+        "by_type": by_type,
+        "errors": sum(r["error"] is not None for r in rows),
+        "grounding_rate": sum(grounded) / len(grounded) if grounded else None,
+        "latency_p50": percentile(latencies, 0.5),
+        "latency_p95": percentile(latencies, 0.95),
+        "mean_latency_s": sum(latencies) / len(latencies) if latencies else 0.0,
+        "calls_per_question": sum(calls) / n if n else 0.0,
+        "llm_calls_per_question": sum(d.get("llm_calls", 0) for d in details) / n if n else 0.0,
+    }
+
+
+def summary_text(suite: str, run_id: str, summary: dict[str, Any]) -> str:
+    """Accuracy by type with standard errors, as the CLI prints it."""
+    lines = [f"suite {suite}  run {run_id}", f"{'type':<14}{'correct':>10}{'accuracy':>16}"]
+    for kind, s in summary["by_type"].items():
+        lines.append(
+            f"{kind:<14}{s['correct']:>4}/{s['n']:<5}{s['accuracy']:>9.1%} ± {s['se']:.1%}"
+        )
+    lines.append(
+        f"{'all':<14}{summary['correct']:>4}/{summary['samples']:<5}"
+        f"{summary['accuracy']:>9.1%} ± {summary['se']:.1%}"
+    )
+    rate = summary["grounding_rate"]
+    lines.append(
+        f"grounded {'-' if rate is None else f'{rate:.0%}'} · errors {summary['errors']} · "
+        f"latency p50 {summary['latency_p50']:.2f} s p95 {summary['latency_p95']:.2f} s · "
+        f"calls/question {summary['calls_per_question']:.1f}"
+    )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the flow
+
+
+def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any] | None:
+    """Emit Prefect events an automation can act on: `agentcycle.evaluation.failed` when
+    samples errored, `agentcycle.evaluation.regressed` when accuracy dropped
+    significantly against the suite's previous run. Returns that comparison, if any."""
+    from prefect.events import emit_event
+
+    from agentcycle.flows.cli_eval import compare_runs
+    from agentcycle.flows.eval_report import suite_history
+
+    earlier = [h for h in suite_history(suite) if h["run_id"] != run_id]
+    comparison = compare_runs(earlier[-1]["run_id"], run_id) if earlier else None
+    resource = {
+        "prefect.resource.id": f"agentcycle.evaluation.{run_id}",
+        "agentcycle.suite": suite,
+    }
+    if summary["errors"]:
+        emit_event(
+            "agentcycle.evaluation.failed",
+            resource=resource,
+            payload={"errors": summary["errors"], "samples": summary["samples"]},
+        )
+    if comparison and comparison["regressed"]:
+        emit_event(
+            "agentcycle.evaluation.regressed",
+            resource=resource,
+            payload={k: comparison[k] for k in ("run_a", "delta", "p_value", "broken")},
+        )
+    return comparison
+
+
+def plan(
+    suite: Suite,
+    run_id: str,
+    limit: int | None,
+    epochs: int,
+    resume: bool,
+    retry_failed: bool,
+) -> list[tuple[QaSample | ScenarioSample, str, int]]:
+    """(sample, key, epoch) still to run: all, the unrecorded, or the failed ones."""
+    samples = suite.samples[:limit] if limit else suite.samples
+    wanted = [(s, sample_key(s.id, e, epochs), e) for s in samples for e in range(max(1, epochs))]
+    if not (resume or retry_failed):
+        return wanted
+    recorded = {r["sample_id"]: r for r in run_samples(run_id)}
+    if retry_failed:
+        return [w for w in wanted if w[1] in recorded and recorded[w[1]]["error"] is not None]
+    return [w for w in wanted if w[1] not in recorded]
+
+
+@flow(name="evaluate", flow_run_name="evaluate-{suite_path}", log_prints=False)
+def evaluate(
+    suite_path: str,
+    provider: str = "rules",
+    model: str | None = None,
+    base_url: str | None = None,
+    limit: int | None = None,
+    epochs: int = 1,
+    corpus: str | None = None,
+    run_id: str | None = None,
+    resume: bool = False,
+    retry_failed: bool = False,
+    report: bool = True,
+) -> dict[str, Any]:
+    """Run a suite (or what is left of a run) and record samples, run row and report.
+
+    Concurrency is the task runner's (`run_evaluate` sets it); `resume`/`retry_failed`
+    need the `run_id` of the earlier run.
+    """
+    logger = get_run_logger()
+    started = datetime.now(UTC)
+    suite = load_suite(Path(suite_path))
+    corpus = corpus or slug(suite.name)
+    run_id = run_id or f"{slug(suite.name)[:24]}-{started:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+    if suite.kind == "qa":
+        ensure_corpus(suite, corpus)
+    settings = {"provider": provider, "model": model, "base_url": base_url}
+    todo = plan(suite, run_id, limit, epochs, resume, retry_failed)
+    logger.info("run %s: %d sample(s) to run", run_id, len(todo))
+    if todo:
+        futures = eval_sample.map(
+            unmapped(suite),
+            [s for s, _, _ in todo],
+            [k for _, k, _ in todo],
+            [e for _, _, e in todo],
+            unmapped(run_id),
+            unmapped(corpus),
+            unmapped(settings),
+        )
+        futures.wait()
+    rows = run_samples(run_id)
+    summary = summarise(rows)
+    finished = datetime.now(UTC)
+    config = {
+        "suite_path": str(suite.path),
+        "suite_hash": suite.digest,
+        "code_version": code_version(),
+        "provider": provider,
+        "model": model,
+        "corpus": corpus,
+        "settings": {"limit": limit, "epochs": epochs, "kind": suite.kind},
+        **{k: v for k, v in summary.items() if k not in ("samples", "correct", "accuracy")},
+    }
+    append_rows(
+        "eval_runs",
+        [
+            {
+                "run_id": run_id,
+                "suite": suite.name,
+                "config": json.dumps(config),
+                "samples": summary["samples"],
+                "correct": summary["correct"],
+                "accuracy": summary["accuracy"],
+                "mean_latency_s": summary["mean_latency_s"],
+                "started_at": started,
+                "finished_at": finished,
+            }
+        ],
+    )
+    create_table_artifact(
+        key=f"eval-{slug(suite.name)}"[:60],
+        table=[
+            {"type": k, "n": s["n"], "accuracy": round(s["accuracy"], 4), "se": round(s["se"], 4)}
+            for k, s in summary["by_type"].items()
+        ]
+        + [
+            {
+                "type": "all",
+                "n": summary["samples"],
+                "accuracy": round(summary["accuracy"], 4),
+                "se": round(summary["se"], 4),
+            }
+        ],
+        description=f"evaluate {suite.name} run {run_id}",
+    )
+    regression = announce(suite.name, run_id, summary)
+    report_path = None
+    if report:
+        from agentcycle.flows.eval_report import write_report
+
+        report_path = str(write_report(run_id))
+    logger.info("%s", summary_text(suite.name, run_id, summary))
+    return {
+        "run_id": run_id,
+        "suite": suite.name,
+        "report": report_path,
+        "regression": regression,
+        **summary,
+    }
+
+
+def run_evaluate(suite_path: str | Path, concurrency: int = 2, **options: Any) -> dict[str, Any]:
+    """Run the flow with `concurrency` sample workers and no heartbeat thread."""
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    flow_ = evaluate.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, concurrency)))
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        return flow_(str(suite_path), **options)

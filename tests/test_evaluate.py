@@ -1,0 +1,339 @@
+"""Evaluation suites for real: five dev.yaml questions over the seeds corpus (the real
+embedding model, LanceDB, Parquet) through the `evaluate` flow on the session's Prefect
+server; the report rendered in headless Chromium; interrupt/resume; comparison."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import SHARED, render_in_chromium
+
+DEV = SHARED / "data" / "qa" / "dev.yaml"
+SEED_IDS = ("d012", "d013", "d020", "d021", "d024")  # simple ×2, mc ×2, unanswerable
+
+
+@pytest.fixture(scope="module")
+def suite_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small suite: the dev.yaml questions answerable from the seeds corpus alone."""
+    data = yaml.safe_load(DEV.read_text())
+    folder = tmp_path_factory.mktemp("suite")
+    small = {
+        "name": "dev-seeds",
+        "kind": "qa",
+        "corpus_root": str((DEV.parent / data["corpus_root"]).resolve()),
+        "corpus": ["seeds/*.md"],
+        "questions": [q for q in data["questions"] if q["id"] in SEED_IDS],
+    }
+    path = folder / "dev-seeds.yaml"
+    path.write_text(yaml.safe_dump(small, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def eval_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("eval-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AGENTCYCLE_HOME", str(home))
+        yield home
+
+
+@pytest.fixture
+def home(eval_home: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(eval_home))
+    return eval_home
+
+
+# ---------------------------------------------------------------- pure parts
+
+
+def test_scorers_record_value_expected_score_and_why() -> None:
+    from agentcycle.agent.scorers import (
+        Chunk,
+        contains,
+        exact,
+        grounding,
+        insufficient,
+        mc_letter,
+        numeric,
+        sequence_match,
+    )
+
+    assert contains("The default is **20** cycles.", ["20"]).score == 1.0
+    assert contains("Keep it to 3  to 4 Sentences", ["3-4", "3 to 4 sentences"]).score == 1.0
+    assert exact(" Top 8 ", ["top 8"]).score == 1.0 and exact("8 docs", ["8"]).score == 0.0
+    assert numeric("R-free was 0.2449", "0.245", 0.001).score == 1.0
+    assert numeric("none", "0.245", 0.001).explanation == "no number in the answer"
+    assert mc_letter("b", "B").score == 1.0 and mc_letter(None, "B").explanation
+    assert insufficient(False, "INSUFFICIENT: insufficient evidence in the corpus").score == 1.0
+    chunks = {"c1": Chunk("unrelated"), "c2": Chunk("see the   Quote here", "f.md", 0, 50)}
+    hit = grounding(["c1", "c2"], chunks, [("f.md", "the quote", None)])
+    assert hit.score == 1.0 and "c2" in hit.explanation
+    assert grounding(["c1"], chunks, [("f.md", "the quote", (10, 20))]).score == 0.0
+    overlap = grounding(["c2"], chunks, [("f.md", "not in text", (40, 60))])
+    assert overlap.score == 1.0 and "overlaps" in overlap.explanation
+    miss = sequence_match(["a", "b", "STOP"], ["a", "c", "STOP"])
+    assert miss.score == 0.0 and "step 2" in miss.explanation
+    assert set(miss.as_dict()) == {"scorer", "value", "expected", "score", "explanation"}
+
+
+def test_schema_errors_name_file_sample_and_field(tmp_path: Path) -> None:
+    from agentcycle.agent.eval_suites import SuiteError, load_suite
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "name: x\nquestions:\n- {id: q1, type: simple, question: 'Q?', answer: '1'}\n"
+        "- {id: q2, type: essay, question: 'Q?', answer: '2'}\n"
+    )
+    with pytest.raises(SuiteError) as error:
+        load_suite(bad)
+    assert str(bad) in str(error.value) and "sample q2" in str(error.value)
+    assert "field type" in str(error.value)
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text(
+        '{"suite": {"name": "j", "kind": "qa"}}\n'
+        '{"id": "a", "type": "mc", "question": "Q?", "answer": "B", "choices": {"A": "x"}}\n'
+        '{"id": "b", "type": "simple", "answer": "2"}\n'
+    )
+    with pytest.raises(SuiteError, match=r"sample b: field question"):
+        load_suite(jsonl)
+
+
+# ---------------------------------------------------------------- real runs
+
+
+def raw_rows(run_id: str) -> list[dict]:
+    from agentcycle.storage.query import run_query
+
+    return run_query(
+        "SELECT * FROM eval_samples WHERE run_id = $r", parameters={"r": run_id}
+    ).to_pylist()
+
+
+@pytest.fixture(scope="module")
+def first_run(eval_home: Path, prefect_api: str, suite_file: Path) -> dict:
+    """One full run of the small suite (module-scoped: later tests compare against it)."""
+    from agentcycle.flows.evaluate import run_evaluate
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AGENTCYCLE_HOME", str(eval_home))
+        return run_evaluate(suite_file, concurrency=2)
+
+
+def test_suite_run_writes_rows_and_a_report(first_run: dict, home: Path, tmp_path: Path) -> None:
+    from prefect.client.orchestration import get_client
+
+    from agentcycle.storage.query import run_query, run_report
+
+    run_id = first_run["run_id"]
+    rows = raw_rows(run_id)
+    assert sorted(r["sample_id"] for r in rows) == sorted(SEED_IDS)
+    assert all(r["error"] is None for r in rows), [r["error"] for r in rows]
+    assert first_run["samples"] == 5 and first_run["accuracy"] >= 0.6, first_run
+    assert set(first_run["by_type"]) == {"simple", "mc", "unanswerable"}
+    details = {r["sample_id"]: json.loads(r["expected"]) for r in rows}
+    assert details["d020"]["scores"][0]["scorer"] == "mc_letter"
+    assert details["d024"]["scores"][0]["scorer"] == "insufficient"
+    assert first_run["calls_per_question"] > 0
+    runs = run_query("SELECT * FROM eval_runs WHERE run_id = $r", parameters={"r": run_id})
+    (run,) = runs.to_pylist()
+    config = json.loads(run["config"])
+    assert config["suite_hash"] and config["code_version"] and config["provider"] == "rules"
+    assert {"by_type", "grounding_rate", "latency_p50", "latency_p95"} <= set(config)
+    trend = run_report("eval-trend", suite="dev-seeds").to_pylist()
+    assert [t["run_id"] for t in trend] == [run_id]
+    with get_client(sync_client=True) as client:
+        artifact = client.read_latest_artifacts()
+        assert any(a.key == "eval-dev-seeds" for a in artifact)
+
+    shot, dom = render_in_chromium(Path(first_run["report"]), tmp_path)
+    assert shot.stat().st_size > 10_000
+    assert f"accuracy {first_run['accuracy']:.1%}" in dom
+    assert 'alt="accuracy by type"' in dom and "data:image/png;base64," in dom
+
+
+def test_interrupted_run_resumes_without_loss_or_repeat(
+    home: Path, suite_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentcycle.flows import evaluate as evaluation
+
+    part = evaluation.run_evaluate(suite_file, concurrency=2, limit=2, report=False)
+    run_id = part["run_id"]
+    assert len(raw_rows(run_id)) == 2  # "interrupted" after two samples
+
+    real = evaluation.answer_sample
+
+    def flaky(suite, sample, corpus, settings):
+        if sample.id == "d021":
+            raise RuntimeError("provider went away")
+        return real(suite, sample, corpus, settings)
+
+    monkeypatch.setattr(evaluation, "answer_sample", flaky)
+    resumed = evaluation.run_evaluate(suite_file, run_id=run_id, resume=True, report=False)
+    assert resumed["samples"] == 5 and resumed["errors"] == 1
+    counts = Counter(r["sample_id"] for r in raw_rows(run_id))
+    assert counts == Counter(dict.fromkeys(SEED_IDS, 1))  # nothing lost, nothing twice
+    failed = [r for r in raw_rows(run_id) if r["error"]]
+    assert [r["sample_id"] for r in failed] == ["d021"] and "went away" in failed[0]["error"]
+
+    monkeypatch.setattr(evaluation, "answer_sample", real)
+    retried = evaluation.run_evaluate(suite_file, run_id=run_id, retry_failed=True)
+    assert retried["errors"] == 0 and retried["samples"] == 5
+    counts = Counter(r["sample_id"] for r in raw_rows(run_id))
+    assert counts["d021"] == 2 and all(counts[s] == 1 for s in SEED_IDS if s != "d021")
+    again = evaluation.run_evaluate(suite_file, run_id=run_id, resume=True, report=False)
+    assert len(raw_rows(run_id)) == 6 and again["samples"] == 5  # nothing left to run
+
+
+def test_compare_two_runs(first_run: dict, home: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agentcycle.flows.cli_eval import compare_runs
+    from agentcycle.storage.datasets import append_rows
+
+    # Run B: the first run with two answers made wrong (a regression, on purpose).
+    rows = raw_rows(first_run["run_id"])
+    worse = []
+    for row in rows:
+        row = {k: v for k, v in row.items() if k not in ("recorded_at", "schema_version", "date")}
+        row["run_id"] = "worse"
+        if row["sample_id"] in ("d012", "d020"):
+            row["correct"] = False
+        worse.append(row)
+    append_rows("eval_samples", worse)
+    result = compare_runs(first_run["run_id"], "worse")
+    assert result["shared"] == 5
+    assert set(result["broken"]) <= {"d012", "d020"} and not result["fixed"]
+    assert result["by_type"]["unanswerable"]["delta"] == 0
+    assert 0 < result["p_value"] <= 1 and not result["regressed"]  # 2 flips: not significant
+
+    import typer
+
+    from agentcycle.flows.cli_eval import eval_command
+
+    app = typer.Typer()
+    app.command()(eval_command)
+    out = CliRunner().invoke(app, ["compare", first_run["run_id"], "worse"])
+    assert out.exit_code == 0, out.output
+    assert "McNemar exact p" in out.output and "broken:" in out.output
+
+
+def test_scenario_suite_runs_replays(home: Path, tmp_path: Path) -> None:
+    """Kind `scenario`: each sample replays a scenario folder through the session flow."""
+    from conftest import TESTS_DIR
+
+    from agentcycle.flows.evaluate import run_evaluate
+
+    folder = TESTS_DIR / "scenarios" / "xray_stop_after_refinement"
+    (tmp_path / "stop-after-refine").symlink_to(folder, target_is_directory=True)
+    suite = tmp_path / "scenarios.yaml"
+    suite.write_text(  # samples found by glob: every folder with a scenario.yaml
+        yaml.safe_dump({"name": "scenarios-smoke", "kind": "scenario", "scenario_glob": "*"})
+    )
+    summary = run_evaluate(suite, concurrency=1, report=False)
+    (row,) = raw_rows(summary["run_id"])
+    assert row["error"] is None and row["correct"], row
+    scores = json.loads(row["expected"])["scores"]
+    assert [s["scorer"] for s in scores] == ["scenario", "sequence"]
+    assert row["answer"].endswith("phenix.refine > STOP")
+
+
+def test_cli_eval_prints_accuracy_by_type(
+    home: Path, suite_file: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from agentcycle.flows.cli_eval import eval_command
+
+    monkeypatch.setenv("PREFECT_API_URL", prefect_api)  # never start a second server
+    app = typer.Typer()
+    app.command()(eval_command)
+    out = CliRunner().invoke(app, [str(suite_file), "--limit", "2", "--concurrency", "1"])
+    assert out.exit_code == 0, out.output
+    assert "simple" in out.output and "±" in out.output and "report: " in out.output
+
+
+def test_served_evaluation_deployment_runs_and_leaves_artifacts(
+    home: Path, suite_file: Path, prefect_api: str, first_run: dict
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+    from prefect.deployments import run_deployment
+
+    from agentcycle.flows.eval_deploy import NIGHTLY, deployment_name, evaluate_deployments
+
+    (deployment,) = evaluate_deployments([suite_file])
+    assert deployment.name == deployment_name("dev-seeds") == "eval-dev-seeds"
+    assert deployment.schedules[0].schedule.cron == NIGHTLY
+    code = (
+        "from agentcycle.flows.eval_deploy import serve_evaluations; "
+        f"serve_evaluations([{str(suite_file)!r}])"
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PREFECT_API_URL": prefect_api},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        with get_client(sync_client=True) as client:
+            while True:
+                try:
+                    client.read_deployment_by_name("evaluate/eval-dev-seeds")
+                    break
+                except Exception:
+                    assert time.monotonic() < deadline, "deployment never appeared"
+                    assert server.poll() is None, "serve exited"
+                    time.sleep(1)
+            run = run_deployment(
+                "evaluate/eval-dev-seeds", parameters={"limit": 1, "report": False}, timeout=300
+            )
+            assert run.state is not None and run.state.is_completed(), run.state
+            artifacts = client.read_artifacts(
+                artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id]))
+            )
+            assert any(a.key == "eval-dev-seeds" and a.type == "table" for a in artifacts)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+
+
+def test_epochs_repeat_every_sample_under_its_own_key(suite_file: Path) -> None:
+    from agentcycle.agent.eval_suites import load_suite
+    from agentcycle.flows.evaluate import plan
+
+    todo = plan(load_suite(suite_file), "r", limit=2, epochs=3, resume=False, retry_failed=False)
+    keys = [key for _, key, _ in todo]
+    assert keys == ["d012", "d012@1", "d012@2", "d013", "d013@1", "d013@2"]
+
+
+def test_fail_on_regression_exits_non_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    from agentcycle.flows import cli_eval
+
+    regressed = {
+        "run_a": "a", "run_b": "b", "shared": 30, "accuracy_a": 0.9, "accuracy_b": 0.5,
+        "delta": -0.4, "by_type": {}, "fixed": [], "broken": ["q1"], "p_value": 0.001,
+        "regressed": True,
+    }  # fmt: skip
+    monkeypatch.setattr(cli_eval, "compare_runs", lambda a, b: regressed)
+    app = typer.Typer()
+    app.command()(cli_eval.eval_command)
+    out = CliRunner().invoke(app, ["compare", "a", "b", "--fail-on-regression"])
+    assert out.exit_code == 1 and "REGRESSION" in out.output
+    assert CliRunner().invoke(app, ["compare", "a", "b"]).exit_code == 0
