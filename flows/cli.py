@@ -54,12 +54,6 @@ VerbosityOption = Annotated[
 ]
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
 def _echo_table(rows: list[dict[str, str]], title: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -211,7 +205,7 @@ def prune(
 @app.command()
 def query(
     sql: Annotated[str, typer.Argument(help="DuckDB SQL over the datasets and LanceDB tables.")],
-    format: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    format: Annotated[store_cli.Format, typer.Option("--format", "-f")] = store_cli.Format.table,
 ) -> None:
     """Query every dataset (cycles, metrics, events, ...) and LanceDB table with DuckDB."""
     from agentcycle.storage.query import format_table, run_query

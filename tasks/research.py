@@ -13,7 +13,6 @@ import hashlib
 import json
 import threading
 import time
-import uuid
 from datetime import timedelta
 from functools import lru_cache
 from typing import Any
@@ -25,11 +24,11 @@ from agentcycle.agent.llm import LLMProvider, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
 from agentcycle.storage.corpus import open_corpus
-from agentcycle.storage.datasets import append_rows
 from agentcycle.storage.embedding import embed
 from agentcycle.storage.memory import lookup_answer, remember_answer
 from agentcycle.storage.search import search
 from agentcycle.storage.tables import sql_quote
+from agentcycle.tasks.retrieval import record_retrievals
 
 _vocabularies: dict[tuple[str, str, int], Vocabulary] = {}
 _vocabulary_lock = threading.Lock()
@@ -93,27 +92,7 @@ def search_corpus(
     hits = search(corpus, query, k=k, file=file, heading=heading, query_vector=_query_vector(query))
     latency_ms = (time.perf_counter() - started) * 1000
     if record and hits:
-        query_id = uuid.uuid4().hex
-        append_rows(
-            "retrievals",
-            [
-                {
-                    "session_id": session_id,
-                    "query_id": query_id,
-                    "query": query,
-                    "corpus": corpus,
-                    "mode": "hybrid",
-                    "k": k,
-                    "rank": rank,
-                    "chunk_id": hit.chunk_id,
-                    "file": hit.file,
-                    "heading": hit.heading,
-                    "score": hit.score,
-                    "latency_ms": latency_ms,
-                }
-                for rank, hit in enumerate(hits, start=1)
-            ],
-        )
+        record_retrievals(session_id, query, corpus, "hybrid", k, hits, latency_ms)
     return [
         Evidence(chunk_id=h.chunk_id, file=h.file, heading=h.heading, text=h.text, score=h.score)
         for h in hits
@@ -187,8 +166,13 @@ class LocalTools:
         self, question: str, answer: str, citations: list[dict[str, Any]], confidence: float
     ) -> None:
         remember_answer(
-            question, answer, citations, confidence, self.session_id,
-            vector=_query_vector(question), corpus=self.corpus,
+            question,
+            answer,
+            citations,
+            confidence,
+            self.session_id,
+            vector=_query_vector(question),
+            corpus=self.corpus,
         )
 
 

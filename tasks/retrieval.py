@@ -66,6 +66,33 @@ def embed_in_batches(
     return vectors
 
 
+def record_retrievals(
+    session_id: str, query: str, corpus: str, mode: str, k: int, hits: list[Hit], latency_ms: float
+) -> None:
+    """One `retrievals` row per hit, so every answer can be traced to what was seen."""
+    query_id = uuid.uuid4().hex
+    append_rows(
+        "retrievals",
+        [
+            {
+                "session_id": session_id,
+                "query_id": query_id,
+                "query": query,
+                "corpus": corpus,
+                "mode": mode,
+                "k": k,
+                "rank": rank,
+                "chunk_id": hit.chunk_id,
+                "file": hit.file,
+                "heading": hit.heading,
+                "score": hit.score,
+                "latency_ms": latency_ms,
+            }
+            for rank, hit in enumerate(hits, start=1)
+        ],
+    )
+
+
 @task(name="search")
 def search_task(
     corpus: str,
@@ -82,25 +109,5 @@ def search_task(
     hits = search(corpus, query, k=k, mode=mode, file=file, heading=heading)  # type: ignore[arg-type]
     latency_ms = (time.perf_counter() - started) * 1000
     if record:
-        query_id = uuid.uuid4().hex
-        append_rows(
-            "retrievals",
-            [
-                {
-                    "session_id": session_id,
-                    "query_id": query_id,
-                    "query": query,
-                    "corpus": corpus,
-                    "mode": mode,
-                    "k": k,
-                    "rank": rank,
-                    "chunk_id": hit.chunk_id,
-                    "file": hit.file,
-                    "heading": hit.heading,
-                    "score": hit.score,
-                    "latency_ms": latency_ms,
-                }
-                for rank, hit in enumerate(hits, start=1)
-            ],
-        )
+        record_retrievals(session_id, query, corpus, mode, k, hits, latency_ms)
     return hits

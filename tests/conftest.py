@@ -6,6 +6,7 @@ directory, so tests never touch a user's `.agentcycle/`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -102,3 +103,36 @@ def render_in_chromium(page: Path, work: Path, size: str = "1000,1400") -> tuple
         timeout=120,
     ).stdout
     return shot, dom
+
+
+@contextlib.contextmanager
+def served(argv: list[str], prefect_api: str, deployment: str) -> Iterator[None]:
+    """A process that serves Prefect deployments, until `deployment` is registered."""
+    import signal
+    import subprocess
+    import time
+
+    from prefect.client.orchestration import get_client
+
+    server = subprocess.Popen(
+        argv,
+        env={**os.environ, "PREFECT_API_URL": prefect_api},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        with get_client(sync_client=True) as client:
+            while True:
+                try:
+                    client.read_deployment_by_name(deployment)
+                    break
+                except Exception:
+                    assert time.monotonic() < deadline, f"{deployment} never appeared"
+                    assert server.poll() is None, "the serving process exited"
+                    time.sleep(1)
+        yield
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)

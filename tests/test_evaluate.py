@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SHARED, render_in_chromium
+from conftest import SHARED, render_in_chromium, served
 
 DEV = SHARED / "data" / "qa" / "dev.yaml"
 SEED_IDS = ("d012", "d013", "d020", "d021", "d024")  # simple ×2, mc ×2, unanswerable
@@ -261,11 +261,7 @@ def test_cli_eval_prints_accuracy_by_type(
 def test_served_evaluation_deployment_runs_and_leaves_artifacts(
     home: Path, suite_file: Path, prefect_api: str, first_run: dict
 ) -> None:
-    import os
-    import signal
-    import subprocess
     import sys
-    import time
 
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
@@ -280,35 +276,18 @@ def test_served_evaluation_deployment_runs_and_leaves_artifacts(
         "from agentcycle.flows.eval_deploy import serve_evaluations; "
         f"serve_evaluations([{str(suite_file)!r}])"
     )
-    server = subprocess.Popen(
-        [sys.executable, "-c", code],
-        env={**os.environ, "PREFECT_API_URL": prefect_api},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        with get_client(sync_client=True) as client:
-            while True:
-                try:
-                    client.read_deployment_by_name("evaluate/eval-dev-seeds")
-                    break
-                except Exception:
-                    assert time.monotonic() < deadline, "deployment never appeared"
-                    assert server.poll() is None, "serve exited"
-                    time.sleep(1)
-            run = run_deployment(
-                "evaluate/eval-dev-seeds", parameters={"limit": 1, "report": False}, timeout=300
-            )
-            assert run.state is not None and run.state.is_completed(), run.state
-            artifacts = client.read_artifacts(
-                artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id]))
-            )
-            assert any(a.key == "eval-dev-seeds" and a.type == "table" for a in artifacts)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=60)
+    with (
+        served([sys.executable, "-c", code], prefect_api, "evaluate/eval-dev-seeds"),
+        get_client(sync_client=True) as client,
+    ):
+        run = run_deployment(
+            "evaluate/eval-dev-seeds", parameters={"limit": 1, "report": False}, timeout=300
+        )
+        assert run.state is not None and run.state.is_completed(), run.state
+        artifacts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id]))
+        )
+        assert any(a.key == "eval-dev-seeds" and a.type == "table" for a in artifacts)
 
 
 def test_epochs_repeat_every_sample_under_its_own_key(suite_file: Path) -> None:

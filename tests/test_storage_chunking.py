@@ -58,7 +58,7 @@ def test_markdown_chunks_point_into_the_file_and_carry_heading_paths() -> None:
     source = path.read_text(encoding="utf-8")
     assert len(chunks) > 50
     for chunk in chunks:
-        assert source[chunk.start:chunk.end] == chunk.text
+        assert source[chunk.start : chunk.end] == chunk.text
         assert len(chunk.text) <= MAX_CHARS + OVERLAP_CHARS
         assert chunk.heading.startswith("PHENIX AI Agent V2 - Technical Overview")
     rag = [c for c in chunks if "reranks the 20 candidates" in c.text]
@@ -69,7 +69,10 @@ def test_heading_path_nests_and_pops() -> None:
     text = "# A\n\nintro\n\n## B\n\nunder b\n\n### C\n\nunder c\n\n## D\n\nunder d\n"
     chunks = chunk_document(parse_markdown(text))
     assert [(c.heading, c.text) for c in chunks] == [
-        ("A", "intro"), ("A > B", "under b"), ("A > B > C", "under c"), ("A > D", "under d"),
+        ("A", "intro"),
+        ("A > B", "under b"),
+        ("A > B > C", "under c"),
+        ("A > D", "under d"),
     ]
 
 
@@ -103,7 +106,7 @@ def test_html_headings_and_blocks() -> None:
       <pre>code  line\n  two</pre></body></html>"""
     document = parse_html(html)
     chunks = chunk_document(document)
-    assert all(document.text[c.start:c.end] == c.text for c in chunks)
+    assert all(document.text[c.start : c.end] == c.text for c in chunks)
     assert chunks[0].heading == "Guide" and "First para ." in chunks[0].text
     assert chunks[-1].heading == "Guide > Install"
     assert "step one" in chunks[-1].text and "code  line\n  two" in chunks[-1].text
@@ -138,8 +141,9 @@ def test_malformed_files_raise_skipfile_with_a_reason(
 
 
 _paragraph = st.text(alphabet=st.sampled_from("abcdefgh ijk.\n"), min_size=1, max_size=400)
-_section = st.tuples(st.integers(1, 3), st.text("XYZ", min_size=1, max_size=5),
-                     st.lists(_paragraph, max_size=5))
+_section = st.tuples(
+    st.integers(1, 3), st.text("XYZ", min_size=1, max_size=5), st.lists(_paragraph, max_size=5)
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -153,7 +157,7 @@ def test_chunks_cover_every_block_in_order(sections, max_chars, overlap) -> None
     chunks = chunk_document(document, max_chars=max_chars, overlap=overlap)
     covered = set()
     for chunk in chunks:
-        assert text[chunk.start:chunk.end] == chunk.text
+        assert text[chunk.start : chunk.end] == chunk.text
         assert chunk.text == chunk.text.strip()
         assert len(chunk.text) <= max_chars + overlap
         covered.update(i for i in range(chunk.start, chunk.end) if not text[i].isspace())

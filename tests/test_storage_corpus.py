@@ -35,9 +35,15 @@ SEEDS = SHARED / "seeds"
 QA = yaml.safe_load((SHARED / "data" / "qa" / "dev.yaml").read_text())["questions"]
 # One question per document kind: user guide, overview, developer guide, architecture, seeds.
 KNOWN = ["d002", "d004", "d006", "d010", "d012", "d016", "d020"]
-ENV_KEYS = ("AGENTCYCLE_HOME", "PREFECT_API_URL", "PREFECT_HOME", "PREFECT_LOCAL_STORAGE_PATH",
-            "PREFECT_SERVER_ANALYTICS_ENABLED", "PREFECT_SERVER_LOGGING_LEVEL",
-            "PREFECT_LOGGING_TO_API_BATCH_INTERVAL")
+ENV_KEYS = (
+    "AGENTCYCLE_HOME",
+    "PREFECT_API_URL",
+    "PREFECT_HOME",
+    "PREFECT_LOCAL_STORAGE_PATH",
+    "PREFECT_SERVER_ANALYTICS_ENABLED",
+    "PREFECT_SERVER_LOGGING_LEVEL",
+    "PREFECT_LOGGING_TO_API_BATCH_INTERVAL",
+)
 
 
 @dataclass
@@ -67,8 +73,13 @@ def store_environment(home: Path, api: str | None = None) -> Iterator[None]:
         )
 
         os.environ["PREFECT_API_URL"] = api
-        with temporary_settings({PREFECT_API_URL: api, PREFECT_HOME: home / "prefect",
-                                 PREFECT_LOCAL_STORAGE_PATH: home / "prefect" / "storage"}):
+        with temporary_settings(
+            {
+                PREFECT_API_URL: api,
+                PREFECT_HOME: home / "prefect",
+                PREFECT_LOCAL_STORAGE_PATH: home / "prefect" / "storage",
+            }
+        ):
             yield
     finally:
         for key, value in saved.items():
@@ -126,16 +137,18 @@ def test_first_ingest_embedded_each_distinct_chunk_once(store: Store) -> None:
     assert report.files_new == 15 and not report.skipped
     assert "full-text index on text" in report.indexes_created
     assert report.chunks_written == open_corpus("docs").count_rows() > 1500
-    seed_chunks = sum(1 for p in SEEDS.glob("*.md")
-                      for _ in corpus_store.chunk_document(corpus_store.parse_file(p)))
+    seed_chunks = sum(
+        1
+        for p in SEEDS.glob("*.md")
+        for _ in corpus_store.chunk_document(corpus_store.parse_file(p))
+    )
     assert report.chunks_reused >= seed_chunks  # the seeds copy costs no embedding
 
 
 @pytest.mark.parametrize("mode", ["vector", "text", "hybrid"])
 def test_known_passages_found_in_each_mode(store: Store, mode: str) -> None:
     questions = [q for q in QA if q["id"] in KNOWN]
-    ranks = {q["id"]: found_at(q, search("docs", q["question"], k=5, mode=mode))
-             for q in questions}
+    ranks = {q["id"]: found_at(q, search("docs", q["question"], k=5, mode=mode)) for q in questions}
     assert all(ranks.values()), ranks
 
 
@@ -155,8 +168,12 @@ def test_reingest_is_a_noop(store: Store) -> None:
 
 
 def _snapshot() -> dict[str, tuple[str, str, str]]:
-    rows = open_corpus("docs").to_lance().to_table(
-        columns=["chunk_id", "source", "file", "text"]).to_pylist()
+    rows = (
+        open_corpus("docs")
+        .to_lance()
+        .to_table(columns=["chunk_id", "source", "file", "text"])
+        .to_pylist()
+    )
     return {r["chunk_id"]: (r["source"], r["file"], r["text"]) for r in rows}
 
 
@@ -187,8 +204,9 @@ def test_editing_one_file_changes_only_its_chunks(store: Store) -> None:
     assert _snapshot() == before
 
 
-def test_malformed_files_are_skipped_and_deleted_files_removed(store: Store,
-                                                               tmp_path: Path) -> None:
+def test_malformed_files_are_skipped_and_deleted_files_removed(
+    store: Store, tmp_path: Path
+) -> None:
     folder = tmp_path / "mixed"
     folder.mkdir()
     (folder / "good.md").write_text("# Notes\n\nThe phasing step needs anomalous signal.\n")
@@ -222,8 +240,9 @@ def test_search_task_records_retrievals(store: Store) -> None:
 
     hits = ask()
     assert len(hits) == 3
-    rows = query.run_query("SELECT rank, file FROM retrievals WHERE session_id = 't1' "
-                           "ORDER BY rank").to_pylist()
+    rows = query.run_query(
+        "SELECT rank, file FROM retrievals WHERE session_id = 't1' ORDER BY rank"
+    ).to_pylist()
     assert [r["rank"] for r in rows] == [1, 2, 3]
     assert rows[0]["file"] == hits[0].file
 
@@ -232,12 +251,25 @@ def test_cli_search_report_store_and_refusals(store: Store, tmp_path: Path) -> N
     from agentcycle.flows.cli_store import app
 
     runner = CliRunner()
-    result = runner.invoke(app, ["search", "docs", "FlashRank reranks the 20 candidates",
-                                 "--k", "2", "--mode", "text", "--file", "overview"])
+    result = runner.invoke(
+        app,
+        [
+            "search",
+            "docs",
+            "FlashRank reranks the 20 candidates",
+            "--k",
+            "2",
+            "--mode",
+            "text",
+            "--file",
+            "overview",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "phenix-agent-docs/OVERVIEW.md" in result.output and " 2. " in result.output
-    result = runner.invoke(app, ["search", "docs", "reranker", "--heading", "RAG Pipeline",
-                                 "--json"])
+    result = runner.invoke(
+        app, ["search", "docs", "reranker", "--heading", "RAG Pipeline", "--json"]
+    )
     assert result.exit_code == 0 and '"heading"' in result.output
     result = runner.invoke(app, ["report", "corpus", "docs", "--format", "csv"])
     assert result.exit_code == 0 and "docs,phenix-agent-docs/OVERVIEW.md," in result.output

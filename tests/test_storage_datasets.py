@@ -47,10 +47,20 @@ def unit_vectors(n: int, seed: int) -> np.ndarray:
 def run_rows(writer: int, batch: int) -> list[dict]:
     vectors = unit_vectors(ROWS_PER_BATCH, writer * 100 + batch)
     return [
-        {"chunk_id": f"w{writer}-b{batch}-r{i}", "session_id": f"s{writer}", "program": "refine",
-         "kind": "log", "cycle": batch, "file": "", "heading": "", "start_char": 0,
-         "end_char": 10, "text": f"writer {writer} batch {batch} row {i} refinement log",
-         "chunk_hash": f"h{writer}-{batch}-{i}", "vector": vectors[i]}
+        {
+            "chunk_id": f"w{writer}-b{batch}-r{i}",
+            "session_id": f"s{writer}",
+            "program": "refine",
+            "kind": "log",
+            "cycle": batch,
+            "file": "",
+            "heading": "",
+            "start_char": 0,
+            "end_char": 10,
+            "text": f"writer {writer} batch {batch} row {i} refinement log",
+            "chunk_hash": f"h{writer}-{batch}-{i}",
+            "vector": vectors[i],
+        }
         for i in range(ROWS_PER_BATCH)
     ]
 
@@ -58,9 +68,19 @@ def run_rows(writer: int, batch: int) -> list[dict]:
 def _writer(home: str, writer: int) -> None:
     os.environ["AGENTCYCLE_HOME"] = home
     for batch in range(BATCHES):
-        datasets.append_rows("events", [
-            {"session_id": f"w{writer}-b{batch}-r{i}", "cycle": batch, "event": "test",
-             "level": "info", "message": "m"} for i in range(ROWS_PER_BATCH)])
+        datasets.append_rows(
+            "events",
+            [
+                {
+                    "session_id": f"w{writer}-b{batch}-r{i}",
+                    "cycle": batch,
+                    "event": "test",
+                    "level": "info",
+                    "message": "m",
+                }
+                for i in range(ROWS_PER_BATCH)
+            ],
+        )
         append_rows(runs_table(), run_rows(writer, batch), RUNS_SCHEMA, full_text=True)
 
 
@@ -72,8 +92,12 @@ def test_parallel_writers_land_every_row_exactly_once(home: Path) -> None:
     for worker in workers:
         worker.join(timeout=120)
     assert [w.exitcode for w in workers] == [0] * WRITERS
-    expected = sorted(f"w{w}-b{b}-r{i}" for w in range(WRITERS) for b in range(BATCHES)
-                      for i in range(ROWS_PER_BATCH))
+    expected = sorted(
+        f"w{w}-b{b}-r{i}"
+        for w in range(WRITERS)
+        for b in range(BATCHES)
+        for i in range(ROWS_PER_BATCH)
+    )
     events = query.run_query("SELECT session_id FROM events").column(0).to_pylist()
     runs = query.run_query("SELECT chunk_id FROM runs").column(0).to_pylist()
     assert sorted(events) == expected
@@ -82,22 +106,37 @@ def test_parallel_writers_land_every_row_exactly_once(home: Path) -> None:
 
 
 def test_new_datasets_append_and_appear_as_views() -> None:
-    datasets.append_rows("answers", [{"question": "q", "answer": "a", "citations": ["f.md#1"],
-                                      "confidence": 0.8, "insufficient": False}])
-    datasets.append_rows("eval_runs", [{"run_id": "r1", "suite": "dev", "samples": 2,
-                                        "correct": 1, "accuracy": 0.5}])
-    table = query.run_query("SELECT a.citations, e.accuracy, a.schema_version "
-                            "FROM answers a, eval_runs e")
-    assert table.to_pylist() == [{"citations": ["f.md#1"], "accuracy": 0.5,
-                                  "schema_version": datasets.SCHEMA_VERSION}]
+    datasets.append_rows(
+        "answers",
+        [
+            {
+                "question": "q",
+                "answer": "a",
+                "citations": ["f.md#1"],
+                "confidence": 0.8,
+                "insufficient": False,
+            }
+        ],
+    )
+    datasets.append_rows(
+        "eval_runs", [{"run_id": "r1", "suite": "dev", "samples": 2, "correct": 1, "accuracy": 0.5}]
+    )
+    table = query.run_query(
+        "SELECT a.citations, e.accuracy, a.schema_version FROM answers a, eval_runs e"
+    )
+    assert table.to_pylist() == [
+        {"citations": ["f.md#1"], "accuracy": 0.5, "schema_version": datasets.SCHEMA_VERSION}
+    ]
     empty = query.run_query("SELECT count(*) AS n FROM eval_samples, retrievals")
     assert empty.to_pylist() == [{"n": 0}]
 
 
 def test_merge_small_files_keeps_every_row_and_finishes_after_a_crash() -> None:
     for i in range(6):
-        datasets.append_rows("metrics", [{"session_id": "s", "cycle": i, "program": "p",
-                                          "metric": "m", "value": float(i)}])
+        datasets.append_rows(
+            "metrics",
+            [{"session_id": "s", "cycle": i, "program": "p", "metric": "m", "value": float(i)}],
+        )
     assert datasets.merge_small_files("metrics") == (6, 1)
     assert datasets.row_count("metrics") == 6
     # A crash after the merged file landed but before its inputs were removed:
@@ -107,7 +146,8 @@ def test_merge_small_files_keeps_every_row_and_finishes_after_a_crash() -> None:
     copy = partition / "copy.parquet"
     copy.write_bytes(merged.read_bytes())
     (partition / ".merge-copy.json").write_text(
-        json.dumps({"output": copy.name, "inputs": [merged.name]}))
+        json.dumps({"output": copy.name, "inputs": [merged.name]})
+    )
     assert len(extra) == 2
     datasets.merge_small_files("metrics")
     values = sorted(query.run_query("SELECT cycle FROM metrics").column(0).to_pylist())
@@ -117,10 +157,19 @@ def test_merge_small_files_keeps_every_row_and_finishes_after_a_crash() -> None:
 def _corpus_rows(n: int) -> list[dict]:
     vectors = unit_vectors(n, 7)
     return [
-        {"chunk_id": f"c{i}", "source": "/src", "file": f"dir/file{i % 3}.md",
-         "file_hash": f"fh{i % 3}", "heading": f"Guide > Part {i % 2}", "ordinal": i,
-         "start_char": 10 * i, "end_char": 10 * i + 9, "text": f"chunk {i} about topic{i % 5}",
-         "chunk_hash": f"h{i}", "vector": vectors[i]}
+        {
+            "chunk_id": f"c{i}",
+            "source": "/src",
+            "file": f"dir/file{i % 3}.md",
+            "file_hash": f"fh{i % 3}",
+            "heading": f"Guide > Part {i % 2}",
+            "ordinal": i,
+            "start_char": 10 * i,
+            "end_char": 10 * i + 9,
+            "text": f"chunk {i} about topic{i % 5}",
+            "chunk_hash": f"h{i}",
+            "vector": vectors[i],
+        }
         for i in range(n)
     ]
 
@@ -130,18 +179,34 @@ def test_lancedb_tables_are_duckdb_views_and_reports_run() -> None:
     table.add(rows_to_table(_corpus_rows(30), CHUNK_SCHEMA))
     ensure_indexes(table)
     assert TABLE_PREFIX == query.CORPUS_PREFIX
-    result = query.run_query("SELECT file, count(*) AS n FROM corpus_my_docs GROUP BY file "
-                             "ORDER BY file")
+    result = query.run_query(
+        "SELECT file, count(*) AS n FROM corpus_my_docs GROUP BY file ORDER BY file"
+    )
     assert result.to_pylist() == [{"file": f"dir/file{i}.md", "n": 10} for i in range(3)]
     report = query.run_report("corpus", corpus="my-docs")
     assert report.column("chunks").to_pylist() == [10, 10, 10]
     assert query.run_report("corpus", corpus="other").num_rows == 0
-    datasets.append_rows("metrics", [
-        {"session_id": "s1", "cycle": c, "program": "refine", "metric": "r_free", "value": v}
-        for c, v in [(1, 0.36), (2, 0.30), (3, 0.28)]])
-    datasets.append_rows("cycles", [
-        {"session_id": "s1", "pack": "xtal", "cycle": c, "program": "refine", "failed": c == 2,
-         "duration_s": 2.0} for c in (1, 2, 3)])
+    datasets.append_rows(
+        "metrics",
+        [
+            {"session_id": "s1", "cycle": c, "program": "refine", "metric": "r_free", "value": v}
+            for c, v in [(1, 0.36), (2, 0.30), (3, 0.28)]
+        ],
+    )
+    datasets.append_rows(
+        "cycles",
+        [
+            {
+                "session_id": "s1",
+                "pack": "xtal",
+                "cycle": c,
+                "program": "refine",
+                "failed": c == 2,
+                "duration_s": 2.0,
+            }
+            for c in (1, 2, 3)
+        ],
+    )
     trend = query.run_report("metric-trend", program="refine").to_pylist()
     assert trend[0]["first_value"] == 0.36 and trend[0]["last_value"] == 0.28
     assert query.run_report("metric-trend", program="xtriage").num_rows == 0
@@ -177,9 +242,15 @@ def test_bad_sql_gives_duckdbs_message() -> None:
 def test_format_helper_renders_table_csv_and_json() -> None:
     table = pa.table({"name": ["a", None], "values": [[1, 2], []], "score": [0.5, 1.25]})
     assert query.format_table(table, "csv").splitlines() == [
-        "name,values,score", 'a,"[1, 2]",0.5', ",[],1.25"]
+        "name,values,score",
+        'a,"[1, 2]",0.5',
+        ",[],1.25",
+    ]
     assert json.loads(query.format_table(table, "json"))[0] == {
-        "name": "a", "values": [1, 2], "score": 0.5}
+        "name": "a",
+        "values": [1, 2],
+        "score": 0.5,
+    }
     text = query.format_table(table, "table")
     assert text.splitlines()[0].split() == ["name", "values", "score"]
     assert text.endswith("(2 rows)")
@@ -193,7 +264,7 @@ def test_compact_merges_optimizes_and_never_runs_twice() -> None:
     table = open_corpus("docs", create=True)
     rows = _corpus_rows(30)
     for i in range(0, 30, 10):
-        table.add(rows_to_table(rows[i:i + 10], CHUNK_SCHEMA))
+        table.add(rows_to_table(rows[i : i + 10], CHUNK_SCHEMA))
     report = maintenance.compact()
     assert report.parquet_files["events"] == (3, 1)
     assert report.lancedb_tables["corpus_docs"] == (3, 1)

@@ -10,8 +10,9 @@ from agentcycle.errors import UserError
 from agentcycle.storage import memory
 
 LOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "phenix-logs"
-QUESTION = ("In the PHENIX AI Agent GUI setup panel, what is the default value of the "
-            "'Max cycles' setting?")
+QUESTION = (
+    "In the PHENIX AI Agent GUI setup panel, what is the default value of the 'Max cycles' setting?"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -22,8 +23,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_qa_memory_returns_answers_to_near_identical_questions_only() -> None:
     assert memory.lookup_answer(QUESTION) is None  # nothing stored yet
-    memory.remember_answer(QUESTION, "20", citations=["phenix-agent-docs/USER_GUIDE.md#12"],
-                           confidence=0.83, session_id="s1")
+    memory.remember_answer(
+        QUESTION,
+        "20",
+        citations=["phenix-agent-docs/USER_GUIDE.md#12"],
+        confidence=0.83,
+        session_id="s1",
+    )
     memory.remember_answer("How long should free-text advice to the agent be?", "3-4 sentences")
     rephrased = "What is the default 'Max cycles' setting in the PHENIX AI Agent GUI setup panel?"
     hit = memory.lookup_answer(rephrased)
@@ -31,8 +37,9 @@ def test_qa_memory_returns_answers_to_near_identical_questions_only() -> None:
     assert hit.citations == ["phenix-agent-docs/USER_GUIDE.md#12"]
     assert hit.confidence == pytest.approx(0.83) and hit.similarity >= 0.92
     assert memory.lookup_answer("Which space group did xtriage report?") is None
-    looser = memory.lookup_answer("What's the default for Max cycles in the PHENIX GUI?",
-                                  threshold=0.8)
+    looser = memory.lookup_answer(
+        "What's the default for Max cycles in the PHENIX GUI?", threshold=0.8
+    )
     assert looser is not None and looser.answer == "20"
     with pytest.raises(UserError, match="threshold"):
         memory.lookup_answer(QUESTION, threshold=1.5)
@@ -40,15 +47,18 @@ def test_qa_memory_returns_answers_to_near_identical_questions_only() -> None:
 
 def test_run_logs_are_found_again_by_meaning_and_by_program() -> None:
     xtriage = (LOGS / "xtriage_1_p9.log").read_text(encoding="utf-8", errors="replace")
-    molprobity = (LOGS / "molprobity_4_esterase.log").read_text(encoding="utf-8",
-                                                                  errors="replace")
-    stored = memory.record_run_artifact(xtriage, session_id="s1", program="xtriage", cycle=1,
-                                        file=str(LOGS / "xtriage_1_p9.log"))
-    stored += memory.record_run_artifact(molprobity, session_id="s1", program="molprobity",
-                                         cycle=2)
+    molprobity = (LOGS / "molprobity_4_esterase.log").read_text(encoding="utf-8", errors="replace")
+    stored = memory.record_run_artifact(
+        xtriage, session_id="s1", program="xtriage", cycle=1, file=str(LOGS / "xtriage_1_p9.log")
+    )
+    stored += memory.record_run_artifact(molprobity, session_id="s1", program="molprobity", cycle=2)
     stored += memory.record_run_artifact(
         "# Session s1\n\nxtriage found no twinning; molprobity clashscore 0.36.",
-        session_id="s1", program="session", kind="summary", markdown=True)
+        session_id="s1",
+        program="session",
+        kind="summary",
+        markdown=True,
+    )
     assert stored == memory.runs_table().count_rows() > 20
     twin = memory.similar_runs("twin law and twin fraction estimate", k=3)
     assert twin and all(row["program"] == "xtriage" for row in twin)
@@ -56,8 +66,9 @@ def test_run_logs_are_found_again_by_meaning_and_by_program() -> None:
     assert rama[0]["program"] == "molprobity"
     only = memory.similar_runs("twinning", k=5, program="molprobity")
     assert only and {row["program"] for row in only} == {"molprobity"}
-    summaries = memory.similar_runs("what happened in session s1", k=1, session_id="s1",
-                                    mode="vector")
+    summaries = memory.similar_runs(
+        "what happened in session s1", k=1, session_id="s1", mode="vector"
+    )
     assert summaries[0]["session_id"] == "s1"
 
 
