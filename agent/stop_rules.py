@@ -39,6 +39,9 @@ def evaluate(metrics: MetricsFile, history: History) -> StopVerdict:
     series = _refinement_series(history, rules.refinement_programs, rules.target)
     if not series:
         return StopVerdict()
+    last = next((c.program for c in reversed(history.cycles) if c.succeeded), None)
+    if last in rules.refine_after:
+        return StopVerdict()  # the model changed since the last refinement
     latest = series[-1]
     pending = tuple(p for p in rules.validation_programs if not history.done(p))
     if rules.hopeless_above is not None and latest > rules.hopeless_above:

@@ -306,7 +306,7 @@ def _check_metrics(programs: ProgramsFile, metrics: MetricsFile, doc: YamlDocume
     names = set(programs.programs)
     rules = metrics.stop_rules
     if rules:
-        for key in ("refinement_programs", "validation_programs"):
+        for key in ("refinement_programs", "validation_programs", "refine_after"):
             for index, name in enumerate(getattr(rules, key)):
                 if name not in names:
                     loc = ("stop_rules", key, index)

@@ -76,6 +76,11 @@ class StopRules(Strict):
         default=0.50, description="Stop when the target metric is above this after refining."
     )
     max_refinements: int | None = Field(default=3, ge=1)
+    refine_after: list[str] = Field(
+        default_factory=list,
+        description="Programs that change the model (ligand fitting): after one of them "
+        "refinement is required again, whatever the metrics say.",
+    )
 
 
 class MetricPoints(Strict):

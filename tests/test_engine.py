@@ -67,6 +67,14 @@ def test_success_depends_on_resolution(xtal) -> None:
     assert at_low.at_target and at_low.reason.startswith("success")
 
 
+def test_refinement_required_again_after_a_model_change(xtal) -> None:
+    rules = xtal.metrics.stop_rules.model_copy(update={"refine_after": ["rmsz"]})
+    metrics = xtal.metrics.model_copy(update={"stop_rules": rules})
+    done = [*analysed(2.0), rec(3, "refine", r_free=0.21)]
+    assert evaluate(metrics, History(tuple(done))).at_target
+    assert not evaluate(metrics, History((*done, rec(4, "rmsz")))).at_target
+
+
 def test_plateau_hopeless_and_hard_limit(xtal) -> None:
     flat = [
         *analysed(),
