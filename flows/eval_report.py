@@ -87,18 +87,15 @@ def trend_plot(history: list[dict[str, Any]]) -> str | None:
 
 def suite_history(suite: str) -> list[dict[str, Any]]:
     """The newest `eval_runs` row of each run of the suite, oldest first."""
-    from agentcycle.storage.query import connect
+    from agentcycle.storage.query import run_query
 
-    con = connect(lancedb=False)
-    try:
-        table = con.sql(
-            "SELECT run_id, accuracy, samples, finished_at FROM (SELECT *, row_number() OVER "
-            "(PARTITION BY run_id ORDER BY recorded_at DESC) AS rn FROM eval_runs "
-            "WHERE suite = ?) WHERE rn = 1 ORDER BY finished_at",
-            params=[suite],
-        ).to_arrow_table()
-    finally:
-        con.close()
+    table = run_query(
+        "SELECT run_id, accuracy, samples, finished_at FROM (SELECT *, row_number() OVER "
+        "(PARTITION BY run_id ORDER BY recorded_at DESC) AS rn FROM eval_runs "
+        "WHERE suite = ?) WHERE rn = 1 ORDER BY finished_at",
+        parameters=[suite],
+        lancedb=False,
+    )
     return table.to_pylist()
 
 

@@ -225,18 +225,15 @@ def eval_sample(
 
 def run_samples(run_id: str) -> list[dict[str, Any]]:
     """The newest row of each sample of a run (a retried sample counts once)."""
-    from agentcycle.storage.query import connect
+    from agentcycle.storage.query import run_query
 
-    con = connect(lancedb=False)
-    try:
-        rows = con.sql(
-            "SELECT * EXCLUDE (rn) FROM (SELECT *, row_number() OVER "
-            "(PARTITION BY sample_id ORDER BY recorded_at DESC) AS rn "
-            "FROM eval_samples WHERE run_id = ?) WHERE rn = 1 ORDER BY sample_id",
-            params=[run_id],
-        ).to_arrow_table()
-    finally:
-        con.close()
+    rows = run_query(
+        "SELECT * EXCLUDE (rn) FROM (SELECT *, row_number() OVER "
+        "(PARTITION BY sample_id ORDER BY recorded_at DESC) AS rn "
+        "FROM eval_samples WHERE run_id = ?) WHERE rn = 1 ORDER BY sample_id",
+        parameters=[run_id],
+        lancedb=False,
+    )
     return rows.to_pylist()
 
 

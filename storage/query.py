@@ -79,9 +79,13 @@ def connect(root: Path | None = None, lancedb: bool = True) -> duckdb.DuckDBPyCo
 
 
 def run_query(sql: str, root: Path | None = None,
-              parameters: dict[str, Any] | None = None) -> pa.Table:
-    """Run SQL over the datasets and tables; DuckDB's own message on error."""
-    con = connect(root)
+              parameters: dict[str, Any] | list[Any] | None = None,
+              lancedb: bool = True) -> pa.Table:
+    """Run SQL over the datasets and tables; DuckDB's own message on error.
+
+    `lancedb=False` skips the LanceDB views for queries over Parquet datasets only.
+    """
+    con = connect(root, lancedb=lancedb)
     try:
         relation = con.sql(sql, params=parameters or None)
         return pa.table({}) if relation is None else relation.to_arrow_table()
