@@ -12,6 +12,7 @@ difference in accuracy alone is mostly noise, the paired test says whether it is
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -114,6 +115,7 @@ def eval_command(
     fail_on_regression: Annotated[
         bool, typer.Option(help="compare: exit 1 when B is significantly worse.")
     ] = False,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
 ) -> None:
     """Evaluate the agent on a suite, or compare two evaluation runs."""
     if suite == "compare":
@@ -128,11 +130,18 @@ def eval_command(
         raise UserError(f"unexpected arguments: {' '.join(runs)}")
     if resume and retry_failed:
         raise UserError("--resume and --retry-failed: choose one")
+    from agentcycle.agent.eval_suites import load_suite
+
+    named = load_suite(Path(suite)).name  # a bad suite fails here, before any server starts
     from agentcycle.flows.server import ensure_prefect_api
 
     ensure_prefect_api()  # before Prefect is imported
-    from agentcycle.flows.evaluate import run_evaluate, summary_text
+    from agentcycle.flows.evaluate import new_run_id, run_evaluate, summary_text
 
+    run_id = resume or retry_failed or new_run_id(named)
+    typer.echo(
+        f"run {run_id} (if interrupted: agentcycle eval {suite} --resume {run_id})", err=True
+    )
     summary = run_evaluate(
         suite,
         concurrency=concurrency,
@@ -142,9 +151,10 @@ def eval_command(
         limit=limit,
         epochs=epochs,
         corpus=corpus,
-        run_id=resume or retry_failed,
+        run_id=run_id,
         resume=bool(resume),
         retry_failed=bool(retry_failed),
+        progress=progress,
     )
     typer.echo(summary_text(summary["suite"], summary["run_id"], summary))
     typer.echo(f"report: {summary['report']}")

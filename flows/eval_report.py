@@ -106,8 +106,6 @@ def report_html(
     summary: dict[str, Any],
     history: list[dict[str, Any]],
 ) -> str:
-    from agentcycle.flows.evaluate import detail
-
     esc = html.escape
     type_rows = "".join(
         f"<tr><td>{esc(k)}</td><td>{s['correct']}/{s['n']}</td>"
@@ -116,7 +114,7 @@ def report_html(
     )
     sample_rows = []
     for row in rows:
-        scores = detail(row).get("scores", [])
+        scores = row.get("scores") or []
         why = "; ".join(f"{s['scorer']}: {s['explanation']}" for s in scores)
         mark = "ok" if row["correct"] else "miss"
         sample_rows.append(

@@ -1,41 +1,43 @@
-"""The `evaluate` flow: run a suite's samples as mapped Prefect tasks and record them.
+"""The `evaluate` flow: run a suite's samples as Prefect task runs and record them.
 
 Why it is shaped like this:
-- Each sample is one task run (`.map` on a thread pool of `concurrency` workers), so the
-  Prefect UI shows every question and concurrency is bounded by the task runner.
+- Each sample is one task run, `concurrency` at a time on a thread pool (a flow
+  parameter, so a run triggered from the Prefect UI can set it), so the UI shows every
+  question; a progress bar on stderr counts finished samples and right answers.
 - A sample that raises becomes a row with `error` set: one bad question must not throw
   away an hour of answered ones.
 - Each finished sample is appended to `eval_samples` at once (one small Parquet file),
   so an interrupted run loses at most the samples in flight; `resume` skips samples
   already recorded for the run id and `retry_failed` reruns only those with an error.
   Readers take the newest row per (run, sample), so a retried sample counts once.
-- The run's aggregate goes to `eval_runs`; the columns the schema lacks (per-type
-  accuracy and standard error, grounding, latency percentiles, calls, suite hash, code
-  version, provider, settings) go into its `config` JSON. Likewise a sample's scorer
-  results, calls, epoch and grounding go into `eval_samples.expected` as JSON.
-- Retrievals and LLM calls go through `PrefectTools`, whose tasks are cached on inputs.
-"""
+- Every scorer's verdict, the calls and the grounding of a sample, and the run's
+  per-type accuracy, standard errors, latency percentiles, suite hash, code version
+  and settings are real columns (lists of structs where there are several), so DuckDB
+  can filter and group on them without parsing JSON.
+- Retrievals and LLM calls go through `PrefectTools`, whose tasks are cached on inputs."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import subprocess
+import sys
 import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, get_run_logger, task, unmapped
+from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from agentcycle.agent.eval_suites import QaSample, ScenarioSample, Suite, load_suite
 from agentcycle.agent.scorers import Chunk, Score, grounding, score_qa, sequence_match
 from agentcycle.config import home_dir
+from agentcycle.errors import UserError
 from agentcycle.storage.datasets import append_rows
 
 TYPES = ("simple", "multi_hop", "mc", "unanswerable", "scenario")
@@ -191,28 +193,23 @@ def eval_sample(
         error = f"{type(exc).__name__}: {exc}"[:2000]
         outcome = {"answer": "", "citations": [], "scores": [], "grounded": None}
     scores: list[Score] = outcome["scores"]
-    correct = bool(scores) and scores[0].score == 1.0 and error is None
-    expected = getattr(sample, "answer", "") or ""
-    detail = {
-        "expected": expected,
-        "accept": getattr(sample, "accept", []),
-        "epoch": epoch,
-        "grounded": outcome["grounded"],
-        "llm_calls": outcome.get("llm_calls", 0),
-        "retrieval_calls": outcome.get("retrieval_calls", 0),
-        "scores": [s.as_dict() for s in scores],
-    }
     row = {
         "run_id": run_id,
         "suite": suite.name,
         "sample_id": key,
         "sample_type": sample.type,
+        "epoch": epoch,
         "question": getattr(sample, "question", "") or getattr(sample, "scenario", ""),
-        "expected": json.dumps(detail),
+        "expected": getattr(sample, "answer", "") or "",
+        "accept": getattr(sample, "accept", []),
         "answer": outcome["answer"],
-        "correct": correct,
+        "correct": bool(scores) and scores[0].score == 1.0 and error is None,
         "score": scores[0].score if scores else 0.0,
+        "scores": [s.as_dict() for s in scores],
+        "grounded": outcome["grounded"],
         "citations": outcome["citations"],
+        "llm_calls": outcome.get("llm_calls", 0),
+        "retrieval_calls": outcome.get("retrieval_calls", 0),
         "latency_s": time.perf_counter() - started,
         "error": error,
     }
@@ -235,13 +232,6 @@ def run_samples(run_id: str) -> list[dict[str, Any]]:
         lancedb=False,
     )
     return rows.to_pylist()
-
-
-def detail(row: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return json.loads(row["expected"] or "{}")
-    except json.JSONDecodeError:
-        return {}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -271,10 +261,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     n = len(rows)
     correct = sum(bool(r["correct"]) for r in rows)
     accuracy = correct / n if n else 0.0
-    details = [detail(r) for r in rows]
-    grounded = [d["grounded"] for d in details if d.get("grounded") is not None]
+    grounded = [r["grounded"] for r in rows if r.get("grounded") is not None]
     latencies = [r["latency_s"] for r in rows if r["error"] is None]
-    calls = [d.get("llm_calls", 0) + d.get("retrieval_calls", 0) for d in details]
+    llm_calls = [r.get("llm_calls") or 0 for r in rows]
+    calls = [llm + (r.get("retrieval_calls") or 0) for llm, r in zip(llm_calls, rows, strict=True)]
     return {
         "samples": n,
         "correct": correct,
@@ -287,7 +277,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "latency_p95": percentile(latencies, 0.95),
         "mean_latency_s": sum(latencies) / len(latencies) if latencies else 0.0,
         "calls_per_question": sum(calls) / n if n else 0.0,
-        "llm_calls_per_question": sum(d.get("llm_calls", 0) for d in details) / n if n else 0.0,
+        "llm_calls_per_question": sum(llm_calls) / n if n else 0.0,
     }
 
 
@@ -363,6 +353,52 @@ def plan(
     return [w for w in wanted if w[1] not in recorded]
 
 
+def new_run_id(suite_name: str) -> str:
+    """A sortable, unique run id: suite slug, UTC start time, random suffix."""
+    return f"{slug(suite_name)[:24]}-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+
+
+def run_row(
+    suite: Suite, run_id: str, summary: dict[str, Any], settings: dict[str, Any]
+) -> dict[str, Any]:
+    """The `eval_runs` row: what was run, with what, and how well."""
+    return {
+        "run_id": run_id,
+        "suite": suite.name,
+        "suite_path": str(suite.path),
+        "suite_hash": suite.digest,
+        "code_version": code_version(),
+        "kind": suite.kind,
+        **settings,
+        **{k: v for k, v in summary.items() if k != "by_type"},
+        "by_type": [{"type": k, **v} for k, v in summary["by_type"].items()],
+    }
+
+
+def run_todo(
+    todo: list[tuple[QaSample | ScenarioSample, str, int]],
+    common: dict[str, Any],
+    concurrency: int,
+    progress: bool,
+) -> None:
+    """Run the samples as task runs, `concurrency` at a time, counting them on stderr."""
+    from tqdm import tqdm
+
+    with (
+        ThreadPoolTaskRunner(max_workers=concurrency) as runner,
+        tqdm(total=len(todo), unit="sample", disable=not progress, file=sys.stderr) as bar,
+    ):
+        futures = [
+            runner.submit(eval_sample, {"sample": s, "key": k, "epoch": e, **common})
+            for s, k, e in todo
+        ]
+        right = 0
+        for future in as_completed(futures):
+            right += bool(future.result()["correct"])
+            bar.update(1)
+            bar.set_postfix_str(f"{right}/{bar.n} correct", refresh=False)
+
+
 @flow(name="evaluate", flow_run_name="evaluate-{suite_path}", log_prints=False)
 def evaluate(
     suite_path: str,
@@ -371,67 +407,48 @@ def evaluate(
     base_url: str | None = None,
     limit: int | None = None,
     epochs: int = 1,
+    concurrency: int = 2,
     corpus: str | None = None,
     run_id: str | None = None,
     resume: bool = False,
     retry_failed: bool = False,
     report: bool = True,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Run a suite (or what is left of a run) and record samples, run row and report.
 
-    Concurrency is the task runner's (`run_evaluate` sets it); `resume`/`retry_failed`
-    need the `run_id` of the earlier run.
+    `concurrency` samples run at once (threads: LLM-bound samples overlap their waits);
+    `resume`/`retry_failed` need the `run_id` of the earlier run.
     """
     logger = get_run_logger()
     started = datetime.now(UTC)
     suite = load_suite(Path(suite_path))
+    if concurrency < 1 or epochs < 1 or (limit is not None and limit < 1):
+        raise UserError("concurrency, epochs and limit must be at least 1")
     corpus = corpus or slug(suite.name)
-    run_id = run_id or f"{slug(suite.name)[:24]}-{started:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:6]}"
+    run_id = run_id or new_run_id(suite.name)
     if suite.kind == "qa":
         ensure_corpus(suite, corpus)
-    settings = {"provider": provider, "model": model, "base_url": base_url}
     todo = plan(suite, run_id, limit, epochs, resume, retry_failed)
     logger.info("run %s: %d sample(s) to run", run_id, len(todo))
+    llm = {"provider": provider, "model": model, "base_url": base_url}
+    common = {"suite": suite, "run_id": run_id, "corpus": corpus, "settings": llm}
     if todo:
-        futures = eval_sample.map(
-            unmapped(suite),
-            [s for s, _, _ in todo],
-            [k for _, k, _ in todo],
-            [e for _, _, e in todo],
-            unmapped(run_id),
-            unmapped(corpus),
-            unmapped(settings),
-        )
-        futures.wait()
-    rows = run_samples(run_id)
-    summary = summarise(rows)
-    finished = datetime.now(UTC)
-    config = {
-        "suite_path": str(suite.path),
-        "suite_hash": suite.digest,
-        "code_version": code_version(),
+        run_todo(todo, common, concurrency, progress)
+    summary = summarise(run_samples(run_id))
+    settings = {
         "provider": provider,
         "model": model,
-        "corpus": corpus,
-        "settings": {"limit": limit, "epochs": epochs, "kind": suite.kind},
-        **{k: v for k, v in summary.items() if k not in ("samples", "correct", "accuracy")},
+        "corpus": corpus if suite.kind == "qa" else None,
+        "sample_limit": limit,
+        "epochs": epochs,
+        "concurrency": concurrency,
     }
     append_rows(
         "eval_runs",
-        [
-            {
-                "run_id": run_id,
-                "suite": suite.name,
-                "config": json.dumps(config),
-                "samples": summary["samples"],
-                "correct": summary["correct"],
-                "accuracy": summary["accuracy"],
-                "mean_latency_s": summary["mean_latency_s"],
-                "started_at": started,
-                "finished_at": finished,
-            }
-        ],
-    )
+        [{**run_row(suite, run_id, summary, settings), "started_at": started,
+          "finished_at": datetime.now(UTC)}],
+    )  # fmt: skip
     create_table_artifact(
         key=f"eval-{slug(suite.name)}"[:60],
         table=[
@@ -464,10 +481,9 @@ def evaluate(
     }
 
 
-def run_evaluate(suite_path: str | Path, concurrency: int = 2, **options: Any) -> dict[str, Any]:
-    """Run the flow with `concurrency` sample workers and no heartbeat thread."""
+def run_evaluate(suite_path: str | Path, **options: Any) -> dict[str, Any]:
+    """Run the flow without a heartbeat thread (it would cost every run a second)."""
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
-    flow_ = evaluate.with_options(task_runner=ThreadPoolTaskRunner(max_workers=max(1, concurrency)))
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
-        return flow_(str(suite_path), **options)
+        return evaluate(str(suite_path), **options)

@@ -22,6 +22,30 @@ import pyarrow.parquet as pq
 from agentcycle.config import datasets_dir
 
 SCHEMA_VERSION = 1
+# Datasets whose layout changed since version 1; DuckDB reads old and new files together
+# (`union_by_name`), old rows showing NULL in the new columns.
+SCHEMA_VERSIONS = {"eval_samples": 2, "eval_runs": 2}
+
+# One scorer's verdict on one sample (agent.scorers.Score).
+SCORE = pa.struct(
+    [
+        ("scorer", pa.string()),
+        ("value", pa.string()),
+        ("expected", pa.string()),
+        ("score", pa.float64()),
+        ("explanation", pa.string()),
+    ]
+)
+# Accuracy of one question type within an evaluation run, with its binomial standard error.
+TYPE_ACCURACY = pa.struct(
+    [
+        ("type", pa.string()),
+        ("n", pa.int32()),
+        ("correct", pa.int32()),
+        ("accuracy", pa.float64()),
+        ("se", pa.float64()),
+    ]
+)
 
 SCHEMAS: dict[str, pa.Schema] = {
     "cycles": pa.schema(
@@ -112,35 +136,60 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("schema_version", pa.int16()),
         ]
     ),
-    # One row per question of one evaluation run.
+    # One row per question (per epoch) of one evaluation run; a retried sample adds a row
+    # and readers take the newest per (run_id, sample_id).
     "eval_samples": pa.schema(
         [
             ("run_id", pa.string()),
             ("suite", pa.string()),
             ("sample_id", pa.string()),
             ("sample_type", pa.string()),
+            ("epoch", pa.int32()),
             ("question", pa.string()),
             ("expected", pa.string()),
+            ("accept", pa.list_(pa.string())),
             ("answer", pa.string()),
             ("correct", pa.bool_()),
             ("score", pa.float64()),
+            ("scores", pa.list_(SCORE)),
+            ("grounded", pa.bool_()),
             ("citations", pa.list_(pa.string())),
+            ("llm_calls", pa.int32()),
+            ("retrieval_calls", pa.int32()),
             ("latency_s", pa.float64()),
             ("error", pa.string()),
             ("recorded_at", pa.timestamp("us", tz="UTC")),
             ("schema_version", pa.int16()),
         ]
     ),
-    # One row per evaluation run (the aggregate of its samples).
+    # One row per evaluation run (the aggregate of its samples); a resumed run adds a
+    # row and readers take the newest per run_id.
     "eval_runs": pa.schema(
         [
             ("run_id", pa.string()),
             ("suite", pa.string()),
-            ("config", pa.string()),  # JSON: corpus, mode, k, model, thresholds
+            ("suite_path", pa.string()),
+            ("suite_hash", pa.string()),
+            ("code_version", pa.string()),
+            ("provider", pa.string()),
+            ("model", pa.string()),
+            ("corpus", pa.string()),
+            ("kind", pa.string()),
+            ("sample_limit", pa.int32()),
+            ("epochs", pa.int32()),
+            ("concurrency", pa.int32()),
             ("samples", pa.int32()),
             ("correct", pa.int32()),
             ("accuracy", pa.float64()),
+            ("se", pa.float64()),
+            ("by_type", pa.list_(TYPE_ACCURACY)),
+            ("errors", pa.int32()),
+            ("grounding_rate", pa.float64()),
+            ("latency_p50", pa.float64()),
+            ("latency_p95", pa.float64()),
             ("mean_latency_s", pa.float64()),
+            ("calls_per_question", pa.float64()),
+            ("llm_calls_per_question", pa.float64()),
             ("started_at", pa.timestamp("us", tz="UTC")),
             ("finished_at", pa.timestamp("us", tz="UTC")),
             ("recorded_at", pa.timestamp("us", tz="UTC")),
@@ -162,9 +211,10 @@ def append_rows(
     """Append rows as one new Parquet file; returns its path (None when there were no rows)."""
     schema = SCHEMAS[name]
     now = datetime.now(UTC)
+    version = SCHEMA_VERSIONS.get(name, SCHEMA_VERSION)
     filled = []
     for row in rows:
-        filled.append({"recorded_at": now, "schema_version": SCHEMA_VERSION, **dict(row)})
+        filled.append({"recorded_at": now, "schema_version": version, **dict(row)})
     if not filled:
         return None
     table = pa.Table.from_pylist(filled, schema=schema)
