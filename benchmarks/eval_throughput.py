@@ -1,15 +1,22 @@
 """Questions per second of the `evaluate` flow, rules-only, and Prefect's cost per sample.
 
-    .venv/bin/python benchmarks/eval_throughput.py [--questions 100] [--dev PATH]
+    .venv/bin/python benchmarks/eval_throughput.py [--questions 100] [--repeats 3]
 
-Builds a suite of N questions by cycling dev.yaml's 24 (ids suffixed), ingests its
-corpus, then: (1) answers every question with the research graph and plain storage
-tools (no Prefect) — the baseline; (2) runs the suite through `evaluate` at
-concurrency 1 and (3) at 2. A warm-up pass first fills the embedding model and the
-retrieval caches, so all three measure the same warm work; repeated questions hit the
-retrieval cache in every mode alike. Prefect overhead per sample is
-(flow at concurrency 1 − baseline) / N (target ≤ 30 ms): task runs, state updates,
-one Parquet append per sample. Uses the current AGENTCYCLE_HOME (else ./.agentcycle).
+Builds a suite of N questions by cycling dev.yaml's 24 (ids suffixed) and ingests its
+corpus. A warm-up pass loads the embedding model and fills the in-process caches. Then:
+
+- **Prefect overhead per sample.** The same work twice: `evaluate_sample` called in a
+  loop with plain storage tools (answer, score, one Parquet row per sample; every
+  search runs and is logged), and the `evaluate` flow at concurrency 1 with Prefect's
+  task cache refreshed, so its searches run and are logged too. The difference, per
+  sample, is what Prefect adds: a task run per sample and per search, state events,
+  result persistence (target <= 30 ms). Each is run `--repeats` times, alternating,
+  and the fastest of each is kept: the minimum is the run least disturbed by the rest
+  of the machine.
+- **Throughput.** The flow at concurrency 1 and 2 with the retrieval cache warm, as a
+  rerun of a suite sees it.
+
+Uses the current AGENTCYCLE_HOME (else ./.agentcycle).
 """
 
 from __future__ import annotations
@@ -42,37 +49,43 @@ def build_suite(dev: Path, n: int, folder: Path) -> Path:
         "corpus": data["corpus"],
         "questions": cycled,
     }
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "throughput.yaml"
     path.write_text(yaml.safe_dump(suite, sort_keys=False))
     return path
 
 
 def direct_seconds(suite_path: Path, corpus: str) -> float:
-    """The research graph alone over every question (LocalTools, no Prefect)."""
+    """Every sample answered, scored and recorded by plain calls (no Prefect)."""
     from agentcycle.agent.eval_suites import load_suite
-    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.flows.evaluate import evaluate_sample, new_run_id
     from agentcycle.tasks.research import LocalTools
 
     suite = load_suite(suite_path)
-    tools = LocalTools(corpus)
-    config = ResearchConfig(use_memory=False, write_memory=False)
+    run_id = new_run_id("baseline")
     started = time.perf_counter()
     for sample in suite.samples:
-        research(sample.question, tools, sample.choices, config)  # type: ignore[union-attr]
+        evaluate_sample(suite, sample, sample.id, 0, run_id, lambda: LocalTools(corpus))
     return time.perf_counter() - started
 
 
-def flow_seconds(suite_path: Path, corpus: str, concurrency: int) -> tuple[float, dict]:
+def flow_seconds(
+    suite_path: Path, corpus: str, concurrency: int, refresh_cache: bool = False
+) -> tuple[float, dict]:
+    from prefect.settings import PREFECT_TASKS_REFRESH_CACHE, temporary_settings
+
     from agentcycle.flows.evaluate import run_evaluate
 
-    started = time.perf_counter()
-    summary = run_evaluate(suite_path, concurrency=concurrency, corpus=corpus, report=False)
+    with temporary_settings({PREFECT_TASKS_REFRESH_CACHE: refresh_cache}):
+        started = time.perf_counter()
+        summary = run_evaluate(suite_path, concurrency=concurrency, corpus=corpus, report=False)
     return time.perf_counter() - started, summary
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--dev", type=Path, default=DEFAULT_DEV)
     parser.add_argument("--corpus", default="qa-dev")
     args = parser.parse_args()
@@ -83,22 +96,27 @@ def main() -> int:
     from agentcycle.agent.eval_suites import load_suite
     from agentcycle.flows.evaluate import ensure_corpus
 
+    n = args.questions
     with tempfile.TemporaryDirectory() as folder:
-        suite_path = build_suite(args.dev, args.questions, Path(folder))
+        suite_path = build_suite(args.dev, n, Path(folder))
         ensure_corpus(load_suite(suite_path), args.corpus)
-        (Path(folder) / "warm").mkdir()
         warm = build_suite(args.dev, 24, Path(folder) / "warm")  # each question once
         flow_seconds(warm, args.corpus, 2)
-        n = args.questions
-        base = direct_seconds(suite_path, args.corpus)
+        direct_seconds(warm, args.corpus)
+        base, cold = [], []
+        for _ in range(max(1, args.repeats)):
+            base.append(direct_seconds(suite_path, args.corpus))
+            cold.append(flow_seconds(suite_path, args.corpus, 1, refresh_cache=True)[0])
         one, summary = flow_seconds(suite_path, args.corpus, 1)
         two, _ = flow_seconds(suite_path, args.corpus, 2)
     print(f"{n} questions, rules-only, accuracy {summary['accuracy']:.1%}")
-    print(f"graph only (no Prefect): {n / base:6.2f} q/s  ({base / n * 1000:.0f} ms/q)")
-    print(f"evaluate, concurrency 1: {n / one:6.2f} q/s  ({one / n * 1000:.0f} ms/q)")
-    print(f"evaluate, concurrency 2: {n / two:6.2f} q/s  ({two / n * 1000:.0f} ms/q)")
-    overhead = (one - base) / n * 1000
-    print(f"Prefect overhead per sample: {overhead:.0f} ms (target <= 30 ms)")
+    rate = lambda seconds: f"{n / seconds:6.2f} q/s  ({seconds / n * 1000:.0f} ms/q)"  # noqa: E731
+    print(f"plain calls (no Prefect), best of {len(base)}:    {rate(min(base))}")
+    print(f"evaluate, cache refreshed, best of {len(cold)}:   {rate(min(cold))}")
+    print(f"evaluate, warm cache, concurrency 1: {rate(one)}")
+    print(f"evaluate, warm cache, concurrency 2: {rate(two)}")
+    overhead = (min(cold) - min(base)) / n * 1000
+    print(f"Prefect overhead per sample: {overhead:.1f} ms (target <= 30 ms)")
     return 0
 
 

@@ -24,21 +24,27 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.utilities.annotations import quote
 
 from agentcycle.agent.eval_suites import QaSample, ScenarioSample, Suite, load_suite
 from agentcycle.agent.scorers import Chunk, Score, grounding, score_qa, sequence_match
 from agentcycle.config import home_dir
 from agentcycle.errors import UserError
 from agentcycle.storage.datasets import append_rows
+from agentcycle.storage.maintenance import merge_datasets
+
+if TYPE_CHECKING:
+    from agentcycle.tasks.research import LocalTools
 
 TYPES = ("simple", "multi_hop", "mc", "unanswerable", "scenario")
 
@@ -118,23 +124,18 @@ def source_spans(suite: Suite, sample: QaSample) -> list[tuple[str, str, tuple[i
     return spans
 
 
-def answer_sample(
-    suite: Suite, sample: QaSample, corpus: str, settings: dict[str, Any]
-) -> dict[str, Any]:
+def answer_sample(suite: Suite, sample: QaSample, tools: LocalTools) -> dict[str, Any]:
     """Answer one QA sample and score it (module-level so tests can make it fail)."""
     from agentcycle.agent.research import ResearchConfig, research
-    from agentcycle.tasks.research import PrefectTools
 
-    tools = PrefectTools(
-        corpus, settings["provider"], settings.get("model"), settings.get("base_url")
-    )
     config = ResearchConfig(use_memory=False, write_memory=False)
     result = research(sample.question, tools, sample.choices, config)
     scores = score_qa(sample, result.answer, result.insufficient, result.mc_letter)
     cited = [c.chunk_id for c in result.citations]
     grounded = None
     if sample.sources and not result.insufficient and sample.type != "unanswerable":
-        scores.append(grounding(cited, chunk_rows(corpus, cited), source_spans(suite, sample)))
+        chunks = chunk_rows(tools.corpus, cited)
+        scores.append(grounding(cited, chunks, source_spans(suite, sample)))
         grounded = scores[-1].score == 1.0
     return {
         "answer": result.mc_letter or result.answer,
@@ -171,24 +172,26 @@ def run_scenario_sample(suite: Suite, sample: ScenarioSample, run_id: str) -> di
     }
 
 
-@task(name="eval-sample", task_run_name="eval-{key}", cache_policy=NO_CACHE)
-def eval_sample(
+def evaluate_sample(
     suite: Suite,
     sample: QaSample | ScenarioSample,
     key: str,
     epoch: int,
     run_id: str,
-    corpus: str,
-    settings: dict[str, Any],
+    tools: Callable[[], LocalTools],
 ) -> dict[str, Any]:
-    """Run, score and record one sample; an exception becomes the row's `error`."""
+    """Run, score and record one sample; an exception becomes the row's `error`.
+
+    `tools` is called only for a QA sample, inside the guard, so a provider that cannot
+    be set up is that sample's error, not the run's crash.
+    """
     started = time.perf_counter()
     error = None
     try:
         if isinstance(sample, ScenarioSample):
             outcome = run_scenario_sample(suite, sample, run_id)
         else:
-            outcome = answer_sample(suite, sample, corpus, settings)
+            outcome = answer_sample(suite, sample, tools())
     except Exception as exc:  # an error is a result, not a crash
         error = f"{type(exc).__name__}: {exc}"[:2000]
         outcome = {"answer": "", "citations": [], "scores": [], "grounded": None}
@@ -215,6 +218,31 @@ def eval_sample(
     }
     append_rows("eval_samples", [row])
     return row
+
+
+@task(name="eval-sample", task_run_name="eval-{key}", cache_policy=NO_CACHE)
+def eval_sample(
+    suite: Suite,
+    sample: QaSample | ScenarioSample,
+    key: str,
+    epoch: int,
+    run_id: str,
+    corpus: str,
+    settings: dict[str, Any],
+) -> dict[str, Any]:
+    """One sample as a task run; its retrievals and LLM calls are cached task runs."""
+    from agentcycle.tasks.research import PrefectTools
+
+    def tools() -> LocalTools:
+        return PrefectTools(
+            corpus,
+            settings["provider"],
+            settings["model"],
+            settings["base_url"],
+            session_id=f"{run_id}/{key}",  # its `retrievals` rows name the run and sample
+        )
+
+    return evaluate_sample(suite, sample, key, epoch, run_id, tools)
 
 
 # ---------------------------------------------------------------------- reading back
@@ -432,9 +460,12 @@ def evaluate(
     todo = plan(suite, run_id, limit, epochs, resume, retry_failed)
     logger.info("run %s: %d sample(s) to run", run_id, len(todo))
     llm = {"provider": provider, "model": model, "base_url": base_url}
-    common = {"suite": suite, "run_id": run_id, "corpus": corpus, "settings": llm}
+    # quote: Prefect would otherwise walk the whole suite (every sample) looking for
+    # futures, once per task run, which made a run quadratic in the suite's size.
+    common = {"suite": quote(suite), "run_id": run_id, "corpus": corpus, "settings": llm}
     if todo:
         run_todo(todo, common, concurrency, progress)
+    merge_datasets(("eval_samples", "eval_runs", "retrievals"))  # one file per row so far
     summary = summarise(run_samples(run_id))
     settings = {
         "provider": provider,

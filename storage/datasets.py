@@ -285,9 +285,9 @@ def merge_small_files(
         if len(small) < 2:
             after += len(files)
             continue
-        merged = pa.concat_tables(
-            [pq.read_table(f, schema=SCHEMAS[name]) for f in small], promote_options="default"
-        )
+        # Each file as written: files of an older layout keep their columns (a column
+        # one layout lacks is null there), so a merge never drops data.
+        merged = pa.concat_tables([pq.read_table(f) for f in small], promote_options="default")
         final = partition / f"{uuid.uuid4().hex}.parquet"
         journal = partition / f".merge-{final.stem}.json"
         journal.write_text(json.dumps({"output": final.name, "inputs": [f.name for f in small]}))

@@ -8,13 +8,14 @@ the Parquet merge only touches files that existed when it started.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from agentcycle.storage.datasets import SCHEMAS, data_files, merge_small_files, row_count
-from agentcycle.storage.tables import connect, file_lock, lancedb_dir, table_names
+from agentcycle.storage.tables import LockBusy, connect, file_lock, lancedb_dir, table_names
 
 LOCK_NAME = "store-compact"
 KEEP_VERSIONS_FOR = timedelta(hours=1)  # readers of an older version get this long
@@ -31,6 +32,20 @@ class CompactReport:
         lines += [f"table {name}: {before} -> {after} fragments"
                   for name, (before, after) in self.lancedb_tables.items()]
         return lines or ["nothing to compact"]
+
+
+def merge_datasets(names: Iterable[str]) -> dict[str, tuple[int, int]] | None:
+    """Merge these datasets' small files, or do nothing (None) while a compaction runs.
+
+    A writer that appends one file per row (an evaluation run) calls this when done, so
+    reading a run back, and every later query, opens a handful of files instead of
+    thousands; a compaction already under way will do the work anyway.
+    """
+    try:
+        with file_lock(LOCK_NAME, blocking=False):
+            return {name: merge_small_files(name) for name in names}
+    except LockBusy:
+        return None
 
 
 def compact(older_than: timedelta = KEEP_VERSIONS_FOR) -> CompactReport:

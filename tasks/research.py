@@ -2,10 +2,9 @@
 
 `LocalTools` is what tests and benchmarks hand the graph when no flow runs;
 `PrefectTools` routes each retrieval and each LLM call through a task cached on its
-inputs (the corpus's table version is part of the retrieval key, so re-ingesting a
-corpus never serves stale chunks). Similarities, vocabulary and memory stay plain
-calls: they take milliseconds, and a task costs ~20 ms of orchestration.
-"""
+inputs (the corpus's table version, read once when the tools are made, is part of the
+retrieval key, so re-ingesting a corpus never serves stale chunks). Similarities,
+vocabulary and memory stay plain calls: they take milliseconds, and a task costs more."""
 
 from __future__ import annotations
 
@@ -38,6 +37,13 @@ def corpus_version(corpus: str) -> tuple[str, int]:
     """(table uri, version): changes whenever the corpus's chunks change."""
     table = open_corpus(corpus)
     return str(getattr(table, "uri", corpus)), int(table.version)
+
+
+def version_key(corpus: str) -> str:
+    """The corpus version as one cache-key string. Reading it checks the store for newer
+    commits (a few ms), so callers read it once per question, not once per search."""
+    uri, version = corpus_version(corpus)
+    return f"{uri}@{version}"
 
 
 def corpus_vocabulary(corpus: str) -> Vocabulary:
@@ -79,20 +85,10 @@ def _query_vector(text: str) -> Any:
 
 
 def search_corpus(
-    corpus: str,
-    query: str,
-    k: int,
-    file: str | None = None,
-    heading: str | None = None,
-    session_id: str = "",
-    record: bool = True,
+    corpus: str, query: str, k: int, file: str | None = None, heading: str | None = None
 ) -> list[Evidence]:
-    """Hybrid search as Evidence, logged to the `retrievals` dataset."""
-    started = time.perf_counter()
+    """Hybrid search of a corpus as Evidence."""
     hits = search(corpus, query, k=k, file=file, heading=heading, query_vector=_query_vector(query))
-    latency_ms = (time.perf_counter() - started) * 1000
-    if record and hits:
-        record_retrievals(session_id, query, corpus, "hybrid", k, hits, latency_ms)
     return [
         Evidence(chunk_id=h.chunk_id, file=h.file, heading=h.heading, text=h.text, score=h.score)
         for h in hits
@@ -100,7 +96,11 @@ def search_corpus(
 
 
 class LocalTools:
-    """ResearchTools over the storage layer, without Prefect."""
+    """ResearchTools over the storage layer, without Prefect.
+
+    Every search the agent makes is logged to the `retrievals` dataset under
+    `session_id`, cached or not, so an answer can always be traced to what was seen.
+    """
 
     def __init__(
         self, corpus: str, llm: LLMProvider | None = None, session_id: str = "", record: bool = True
@@ -114,7 +114,30 @@ class LocalTools:
     def search(
         self, query: str, k: int, file: str | None = None, heading: str | None = None
     ) -> list[Evidence]:
-        return search_corpus(self.corpus, query, k, file, heading, self.session_id, self.record)
+        started = time.perf_counter()
+        evidence = self._search(query, k, file, heading)
+        self._record([query], k, [evidence], started)
+        return evidence
+
+    def search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
+        started = time.perf_counter()
+        rankings = self._search_many(queries, k)
+        self._record(queries, k, rankings, started)
+        return rankings
+
+    def _search(self, query: str, k: int, file: str | None, heading: str | None) -> list[Evidence]:
+        return search_corpus(self.corpus, query, k, file, heading)
+
+    def _search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
+        return [search_corpus(self.corpus, query, k) for query in queries]
+
+    def _record(
+        self, queries: list[str], k: int, rankings: list[list[Evidence]], started: float
+    ) -> None:
+        """One `retrievals` append for the searches of one call (latency split evenly)."""
+        if self.record:
+            ms = (time.perf_counter() - started) * 1000 / max(1, len(queries))
+            record_retrievals(self.session_id, self.corpus, "hybrid", k, queries, rankings, ms)
 
     def similarities(self, query: str, chunk_ids: list[str]) -> list[float]:
         if not chunk_ids:
@@ -180,11 +203,9 @@ class LocalTools:
 
 
 def _retrieval_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    uri, version = corpus_version(parameters["corpus"])
     payload = json.dumps(
         [
-            uri,
-            version,
+            parameters["corpus_version"],
             parameters["query"],
             parameters["k"],
             parameters.get("file"),
@@ -203,14 +224,34 @@ def _retrieval_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
 )
 def retrieve_task(
     corpus: str,
+    corpus_version: str,
     query: str,
     k: int,
     file: str | None = None,
     heading: str | None = None,
-    session_id: str = "",
 ) -> list[Evidence]:
-    """One hybrid search of a corpus (cached on corpus version and query)."""
-    return search_corpus(corpus, query, k, file, heading, session_id)
+    """One hybrid search of a corpus, cached on `corpus_version` (see `version_key`) and
+    the query: re-ingesting a corpus changes its version, so no stale chunk is served."""
+    return search_corpus(corpus, query, k, file, heading)
+
+
+def _retrieval_batch_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+    payload = json.dumps([parameters["corpus_version"], parameters["queries"], parameters["k"]])
+    return "retrieve-many-" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+@task(
+    name="retrieve_many",
+    cache_key_fn=_retrieval_batch_key,
+    cache_expiration=timedelta(days=7),
+    persist_result=True,
+    retries=1,
+)
+def retrieve_many_task(
+    corpus: str, corpus_version: str, queries: list[str], k: int
+) -> list[list[Evidence]]:
+    """A step's pooled retrieval: one hybrid search per query, cached like `retrieve`."""
+    return [search_corpus(corpus, query, k) for query in queries]
 
 
 def _llm_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
@@ -257,12 +298,15 @@ class PrefectTools(LocalTools):
     ):
         llm = make_provider(provider, model, base_url, timeout_s)
         self.retrieve = retrieve_task.with_options(refresh_cache=refresh_cache or None)
+        self.retrieve_many = retrieve_many_task.with_options(refresh_cache=refresh_cache or None)
+        self.corpus_version = version_key(corpus)  # a missing corpus fails here, at once
         if llm.enabled:
             described = llm.settings.describe()
             llm.transport = lambda system, user: llm_call_task(described, system, user)
         super().__init__(corpus, llm, session_id)
 
-    def search(
-        self, query: str, k: int, file: str | None = None, heading: str | None = None
-    ) -> list[Evidence]:
-        return self.retrieve(self.corpus, query, k, file, heading, self.session_id)
+    def _search(self, query: str, k: int, file: str | None, heading: str | None) -> list[Evidence]:
+        return self.retrieve(self.corpus, self.corpus_version, query, k, file, heading)
+
+    def _search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
+        return self.retrieve_many(self.corpus, self.corpus_version, queries, k)

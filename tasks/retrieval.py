@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,8 @@ from agentcycle.storage.search import Hit, search
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from agentcycle.agent.research.state import Evidence
 
 EMBED_BATCH = 64  # chunks per task: big enough that task overhead is ~2 % of the work
 
@@ -67,13 +70,20 @@ def embed_in_batches(
 
 
 def record_retrievals(
-    session_id: str, query: str, corpus: str, mode: str, k: int, hits: list[Hit], latency_ms: float
+    session_id: str,
+    corpus: str,
+    mode: str,
+    k: int,
+    queries: Sequence[str],
+    rankings: Sequence[Sequence[Hit | Evidence]],
+    latency_ms: float,
 ) -> None:
-    """One `retrievals` row per hit, so every answer can be traced to what was seen."""
-    query_id = uuid.uuid4().hex
-    append_rows(
-        "retrievals",
-        [
+    """One `retrievals` row per hit of each query (one file for them all), so every
+    answer can be traced to what was seen."""
+    rows = []
+    for query, hits in zip(queries, rankings, strict=True):
+        query_id = uuid.uuid4().hex
+        rows += [
             {
                 "session_id": session_id,
                 "query_id": query_id,
@@ -89,8 +99,8 @@ def record_retrievals(
                 "latency_ms": latency_ms,
             }
             for rank, hit in enumerate(hits, start=1)
-        ],
-    )
+        ]
+    append_rows("retrievals", rows)
 
 
 @task(name="search")
@@ -109,5 +119,5 @@ def search_task(
     hits = search(corpus, query, k=k, mode=mode, file=file, heading=heading)  # type: ignore[arg-type]
     latency_ms = (time.perf_counter() - started) * 1000
     if record:
-        record_retrievals(session_id, query, corpus, mode, k, hits, latency_ms)
+        record_retrievals(session_id, corpus, mode, k, [query], [hits], latency_ms)
     return hits

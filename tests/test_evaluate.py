@@ -179,10 +179,10 @@ def test_interrupted_run_resumes_without_loss_or_repeat(
 
     real = evaluation.answer_sample
 
-    def flaky(suite, sample, corpus, settings):
+    def flaky(suite, sample, tools):
         if sample.id == "d021":
             raise RuntimeError("provider went away")
-        return real(suite, sample, corpus, settings)
+        return real(suite, sample, tools)
 
     monkeypatch.setattr(evaluation, "answer_sample", flaky)
     resumed = evaluation.run_evaluate(suite_file, run_id=run_id, resume=True, report=False)

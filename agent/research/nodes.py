@@ -148,7 +148,7 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     evidence = dict(state["evidence"])
     queries = _queries(step.question, tools, counters)
     tools.prepare([step.question, *queries])
-    rankings = [tools.search(query, cfg.per_query_k) for query in queries]
+    rankings = tools.search_many(queries, cfg.per_query_k)
     counters.retrieval_calls += len(queries)
     used = {c for s in steps if s.status != "pending" for c in s.evidence_ids}
     vocabulary = tools.vocabulary()

@@ -21,6 +21,10 @@ class ResearchTools(Protocol):
     ) -> list[Evidence]:
         """Hybrid search of the corpus, best first (similarity may be left at 0)."""
 
+    def search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
+        """`search` for each query, in order: a step's pooled retrieval in one call, so an
+        orchestrated implementation pays for one task run, not one per query."""
+
     def prepare(self, texts: list[str]) -> None:
         """Embed texts about to be used as queries in one batch (a latency hint)."""
 
