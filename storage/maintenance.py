@@ -34,16 +34,20 @@ class CompactReport:
         return lines or ["nothing to compact"]
 
 
+APPEND_FILE_BYTES = 64 * 1024  # larger than any one append of a run, smaller than a merge
+
+
 def merge_datasets(names: Iterable[str]) -> dict[str, tuple[int, int]] | None:
-    """Merge these datasets' small files, or do nothing (None) while a compaction runs.
+    """Merge these datasets' per-append files, or do nothing (None) while a compaction runs.
 
     A writer that appends one file per row (an evaluation run) calls this when done, so
     reading a run back, and every later query, opens a handful of files instead of
-    thousands; a compaction already under way will do the work anyway.
+    thousands. Only files under `APPEND_FILE_BYTES` are merged, so the cost is this
+    run's rows, not the day's; `compact` folds the merged files together.
     """
     try:
         with file_lock(LOCK_NAME, blocking=False):
-            return {name: merge_small_files(name) for name in names}
+            return {name: merge_small_files(name, small_bytes=APPEND_FILE_BYTES) for name in names}
     except LockBusy:
         return None
 

@@ -22,36 +22,31 @@ from prefect.context import TaskRunContext
 from agentcycle.agent.llm import LLMProvider, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
-from agentcycle.storage.corpus import open_corpus
+from agentcycle.storage.corpus import open_corpus, table_name
 from agentcycle.storage.embedding import embed
 from agentcycle.storage.memory import lookup_answer, remember_answer
 from agentcycle.storage.search import search
-from agentcycle.storage.tables import sql_quote
+from agentcycle.storage.tables import lancedb_dir, sql_quote
 from agentcycle.tasks.retrieval import record_retrievals
 
-_vocabularies: dict[tuple[str, str, int], Vocabulary] = {}
+_vocabularies: dict[str, tuple[str, Vocabulary]] = {}  # corpus -> (version key, vocabulary)
 _vocabulary_lock = threading.Lock()
 
 
-def corpus_version(corpus: str) -> tuple[str, int]:
-    """(table uri, version): changes whenever the corpus's chunks change."""
-    table = open_corpus(corpus)
-    return str(getattr(table, "uri", corpus)), int(table.version)
-
-
 def version_key(corpus: str) -> str:
-    """The corpus version as one cache-key string. Reading it checks the store for newer
-    commits (a few ms), so callers read it once per question, not once per search."""
-    uri, version = corpus_version(corpus)
-    return f"{uri}@{version}"
+    """`<table path>@<version>`: changes whenever the corpus's chunks change. Reading the
+    version asks the store for newer commits, so callers read it once per question."""
+    version = open_corpus(corpus).version
+    return f"{lancedb_dir() / table_name(corpus)}@{version}"
 
 
-def corpus_vocabulary(corpus: str) -> Vocabulary:
-    """Document frequencies of the corpus's chunks, computed once per table version."""
-    uri, version = corpus_version(corpus)
-    key = (corpus, uri, version)
+def corpus_vocabulary(corpus: str, version: str | None = None) -> Vocabulary:
+    """Document frequencies of the corpus's chunks, computed once per table version
+    (`version` as `version_key` gives it, read now when not given); the newest is kept."""
+    version = version or version_key(corpus)
     with _vocabulary_lock:
-        if key not in _vocabularies:
+        cached = _vocabularies.get(corpus)
+        if cached is None or cached[0] != version:
             rows = open_corpus(corpus).to_lance().to_table(columns=["heading", "text"])
             texts = (
                 f"{h}\n{t}"
@@ -59,8 +54,8 @@ def corpus_vocabulary(corpus: str) -> Vocabulary:
                     rows.column("heading").to_pylist(), rows.column("text").to_pylist(), strict=True
                 )
             )
-            _vocabularies[key] = Vocabulary.from_texts(texts)
-        return _vocabularies[key]
+            cached = _vocabularies[corpus] = (version, Vocabulary.from_texts(texts))
+        return cached[1]
 
 
 _vectors: dict[str, Any] = {}
@@ -310,3 +305,6 @@ class PrefectTools(LocalTools):
 
     def _search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
         return self.retrieve_many(self.corpus, self.corpus_version, queries, k)
+
+    def vocabulary(self) -> Vocabulary:
+        return corpus_vocabulary(self.corpus, self.corpus_version)  # the version searched

@@ -168,6 +168,61 @@ def test_suite_run_writes_rows_and_a_report(first_run: dict, home: Path, tmp_pat
     assert 'alt="accuracy by type"' in dom and "data:image/png;base64," in dom
 
 
+def test_killed_cli_run_resumes_without_loss_or_repeat(
+    home: Path, suite_file: Path, prefect_api: str, tmp_path: Path
+) -> None:
+    """`agentcycle eval` SIGKILLed part-way (a crash, an OOM kill), then resumed by the run
+    id it announced: every sample recorded exactly once, nothing half-written."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from conftest import cli_command
+
+    data = yaml.safe_load(suite_file.read_text())
+    data["questions"] = [  # 40 questions: long enough to be caught part-way
+        {**q, "id": f"{q['id']}-{n}"} for n in range(8) for q in data["questions"]
+    ]
+    data["name"] = "dev-seeds-40"
+    suite = tmp_path / "forty.yaml"
+    suite.write_text(yaml.safe_dump(data, sort_keys=False))
+    env = {**os.environ, "AGENTCYCLE_HOME": str(home), "PREFECT_API_URL": prefect_api}
+    argv = cli_command("eval", str(suite), "--concurrency", "1", "--corpus", "dev-seeds")
+    agent = subprocess.Popen(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        announced = agent.stderr.readline()  # type: ignore[union-attr]
+        assert announced.startswith("run ") and "--resume" in announced, announced
+        run_id = announced.split()[1]
+        deadline = time.monotonic() + 240
+        while len(raw_rows(run_id)) < 3:
+            assert agent.poll() is None, "the run ended before it could be interrupted"
+            assert time.monotonic() < deadline, "no samples recorded in time"
+            time.sleep(0.05)
+    finally:
+        os.killpg(agent.pid, signal.SIGKILL)
+        agent.wait(timeout=30)
+    before = Counter(r["sample_id"] for r in raw_rows(run_id))
+    assert 3 <= len(before) < 40 and set(before.values()) == {1}, before
+    folder = home / "datasets" / "eval_samples"
+    assert not list(folder.glob("*/*.parquet")) or all(  # no torn file is ever visible
+        p.stat().st_size > 0 for p in folder.glob("*/*.parquet")
+    )
+
+    resumed = subprocess.run(
+        [*argv, "--resume", run_id, "--no-progress"], env=env, capture_output=True, text=True,
+        timeout=600,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "/40 " in resumed.stdout and run_id in resumed.stdout
+    after = Counter(r["sample_id"] for r in raw_rows(run_id))
+    assert len(after) == 40 and set(after.values()) == {1}  # nothing lost, nothing twice
+    assert all(after[s] == 1 for s in before)
+
+
 def test_interrupted_run_resumes_without_loss_or_repeat(
     home: Path, suite_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -310,20 +365,27 @@ def test_epochs_repeat_every_sample_under_its_own_key(suite_file: Path) -> None:
     assert keys == ["d012", "d012@1", "d012@2", "d013", "d013@1", "d013@2"]
 
 
-def test_fail_on_regression_exits_non_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fail_on_regression_exits_non_zero_on_a_significant_drop(home: Path) -> None:
+    """Two recorded runs of eight samples: B breaks seven that A got right (McNemar p ≈ 0.016)."""
     import typer
     from typer.testing import CliRunner
 
     from agentcycle.flows import cli_eval
+    from agentcycle.storage.datasets import append_rows
 
-    regressed = {
-        "run_a": "a", "run_b": "b", "shared": 30, "accuracy_a": 0.9, "accuracy_b": 0.5,
-        "delta": -0.4, "by_type": {}, "fixed": [], "broken": ["q1"], "p_value": 0.001,
-        "regressed": True,
-    }  # fmt: skip
-    monkeypatch.setattr(cli_eval, "compare_runs", lambda a, b: regressed)
+    def run(run_id: str, wrong: set[str]) -> list[dict]:
+        return [
+            {"run_id": run_id, "suite": "drop", "sample_id": f"q{i}", "sample_type": "simple",
+             "correct": f"q{i}" not in wrong, "latency_s": 0.1}
+            for i in range(8)
+        ]  # fmt: skip
+
+    append_rows("eval_samples", run("drop-a", set()) + run("drop-b", {f"q{i}" for i in range(7)}))
     app = typer.Typer()
     app.command()(cli_eval.eval_command)
-    out = CliRunner().invoke(app, ["compare", "a", "b", "--fail-on-regression"])
-    assert out.exit_code == 1 and "REGRESSION" in out.output
-    assert CliRunner().invoke(app, ["compare", "a", "b"]).exit_code == 0
+    out = CliRunner().invoke(app, ["compare", "drop-a", "drop-b", "--fail-on-regression"])
+    assert out.exit_code == 1 and "REGRESSION" in out.output, out.output
+    assert "McNemar exact p = 0.0156" in out.output
+    assert CliRunner().invoke(app, ["compare", "drop-a", "drop-b"]).exit_code == 0
+    backwards = CliRunner().invoke(app, ["compare", "drop-b", "drop-a", "--fail-on-regression"])
+    assert backwards.exit_code == 0 and "REGRESSION" not in backwards.output  # an improvement

@@ -303,3 +303,48 @@ def test_unreachable_llm_falls_back_to_rules(home: Path, monkeypatch: pytest.Mon
     )
     assert "2000" in result.answer and not result.insufficient
     assert_grounded(result)
+
+
+def test_retrievals_are_cached_per_corpus_version_and_always_logged(
+    home: Path, tmp_path: Path
+) -> None:
+    """A step's searches are one Prefect task cached on the corpus version: the same
+    queries again are served from the cache (and still logged under the session), and a
+    re-ingested corpus is searched afresh, so no stale chunk is ever served."""
+    from prefect import flow
+
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.storage.query import run_query
+    from agentcycle.tasks.research import PrefectTools, retrieve_many_task, version_key
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Cycles\n\nThe refinement runs five macro cycles by default.\n")
+    (docs / "b.md").write_text("# Maps\n\nSharpening uses a B-factor chosen from the data.\n")
+    ingest("cache-test", [docs])
+    queries = ["how many macro cycles", "map sharpening B-factor"]
+
+    @flow
+    def searches(session: str) -> tuple[list[str], list[list[str]]]:
+        version = version_key("cache-test")
+        states = [
+            retrieve_many_task("cache-test", version, queries, 3, return_state=True)
+            for _ in range(2)
+        ]
+        tools = PrefectTools("cache-test", session_id=session)
+        texts = [[e.text for e in hits] for hits in tools.search_many(queries, 3)]
+        return [s.name for s in states], texts
+
+    names, texts = searches("cache-1")
+    assert names[1] == "Cached", names
+    assert "five macro cycles" in texts[0][0]
+    logged = run_query(
+        "SELECT DISTINCT query FROM retrievals WHERE session_id = 'cache-1' ORDER BY 1"
+    ).to_pylist()
+    assert [r["query"] for r in logged] == sorted(queries)  # logged although served cached
+
+    (docs / "a.md").write_text("# Cycles\n\nThe refinement now runs seven macro cycles.\n")
+    ingest("cache-test", [docs])
+    names, texts = searches("cache-2")
+    assert names[0] == "Completed", names  # a new corpus version: searched again
+    assert "seven macro cycles" in texts[0][0]

@@ -273,3 +273,43 @@ def test_compact_merges_optimizes_and_never_runs_twice() -> None:
     assert info["corpus_docs"]["rows"] == 30 and info["corpus_docs"]["bytes"] > 0
     with file_lock(maintenance.LOCK_NAME), pytest.raises(LockBusy, match="already running"):
         maintenance.compact()
+
+
+def test_an_older_layout_is_read_and_merged_beside_the_new_one() -> None:
+    """eval_runs files written before its columns were split out of the `config` JSON
+    (schema version 1) stay readable next to new rows, and a merge keeps both layouts'
+    columns: no row or value is lost to a schema change."""
+    import pyarrow.parquet as pq
+
+    old = pa.table(
+        {
+            "run_id": ["old-run"],
+            "suite": ["dev"],
+            "config": [json.dumps({"provider": "ollama", "se": 0.1})],
+            "samples": pa.array([4], pa.int32()),
+            "accuracy": [0.5],
+            "schema_version": pa.array([1], pa.int16()),
+        }
+    )
+    from datetime import UTC, datetime
+
+    partition = datasets.dataset_dir("eval_runs") / f"date={datetime.now(UTC):%Y-%m-%d}"
+    partition.mkdir(parents=True)  # where today's appends land: one merge takes both layouts
+    pq.write_table(old, partition / "old.parquet")
+    new_run = {"run_id": "new-run", "suite": "dev", "provider": "rules", "samples": 4}
+    datasets.append_rows("eval_runs", [new_run, {**new_run, "run_id": "newer-run"}])
+    datasets.append_rows("eval_runs", [{**new_run, "run_id": "newest-run"}])
+    sql = (
+        "SELECT run_id, provider, json_extract_string(config, '$.provider') AS old_provider,"
+        " schema_version FROM eval_runs ORDER BY run_id"
+    )
+    before = query.run_query(sql).to_pylist()
+    assert [(r["run_id"], r["provider"] or r["old_provider"]) for r in before] == [
+        ("new-run", "rules"), ("newer-run", "rules"), ("newest-run", "rules"),
+        ("old-run", "ollama"),
+    ]  # fmt: skip
+    assert {r["schema_version"] for r in before} == {1, datasets.SCHEMA_VERSIONS["eval_runs"]}
+    assert maintenance.merge_datasets(["eval_runs"]) == {"eval_runs": (3, 1)}
+    assert query.run_query(sql).to_pylist() == before
+    (merged,) = partition.glob("*.parquet")
+    assert {"config", "provider", "by_type"} <= set(pq.read_schema(merged).names)
