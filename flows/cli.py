@@ -18,6 +18,7 @@ from agentcycle.flows import cli_ask as ask_cli
 from agentcycle.flows import cli_eval as eval_cli
 from agentcycle.flows import cli_scenario as scenario_cli
 from agentcycle.flows import cli_store as store_cli
+from agentcycle.flows.eval_deploy import NIGHTLY
 
 app = typer.Typer(
     name="agentcycle",
@@ -265,23 +266,51 @@ def server_status() -> None:
     typer.echo(f"running: UI {info.ui_url}  API {info.url}  (pid {info.pid})")
 
 
+SuitesOption = Annotated[
+    list[Path] | None, typer.Option("--suite", help="Evaluation suite to schedule (repeat).")
+]
+CronOption = Annotated[str, typer.Option(help="Schedule of the suites (cron, server time).")]
+
+
 @app.command()
 def serve(
-    suite: Annotated[
-        list[Path] | None, typer.Option(help="Evaluation suite to schedule nightly (repeat).")
-    ] = None,
-    cron: Annotated[str, typer.Option(help="Schedule of the suites.")] = "0 2 * * *",
+    suite: SuitesOption = None,
+    cron: CronOption = NIGHTLY,
     limit: Annotated[int | None, typer.Option(help="Concurrent runs at most.")] = None,
 ) -> None:
     """Serve `agent_run/agent-run` (trigger sessions from the Prefect UI) and, per
     --suite, an `evaluate/eval-<suite>` deployment on a cron schedule."""
+    from agentcycle.flows.eval_deploy import check_cron
     from agentcycle.flows.server import ensure_prefect_api
 
+    check_cron(cron)
     api = ensure_prefect_api()
     typer.echo(f"serving deployments on {api.removesuffix('/api')}", err=True)
     from agentcycle.flows.deploy import serve_agent_runs
 
     serve_agent_runs(limit, suites=suite or [], cron=cron)
+
+
+@app.command()
+def deploy(
+    suite: SuitesOption = None,
+    cron: CronOption = NIGHTLY,
+    pool: Annotated[str, typer.Option(help="Process work pool (created if missing).")] = (
+        "agentcycle"
+    ),
+) -> None:
+    """Register `agent_run/agent-run` and, per --suite, a scheduled `evaluate/eval-<suite>`
+    with a work pool; `prefect worker start --pool POOL` runs them."""
+    from agentcycle.flows.eval_deploy import check_cron
+    from agentcycle.flows.server import ensure_prefect_api
+
+    check_cron(cron)
+    api = ensure_prefect_api()
+    from agentcycle.flows.deploy import deploy_to_pool
+
+    for name in deploy_to_pool(pool, suite or [], cron):
+        typer.echo(f"deployed {name} to pool {pool}")
+    typer.echo(f"run them with: PREFECT_API_URL={api} prefect worker start --pool {pool}")
 
 
 @app.command()

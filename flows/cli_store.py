@@ -92,9 +92,10 @@ def search(
 
 @app.command()
 def report(
-    name: Annotated[str, typer.Argument(help="sessions, metric-trend or corpus.")],
+    name: Annotated[str, typer.Argument(help="sessions, metric-trend, corpus or eval-trend.")],
     target: Annotated[
-        str | None, typer.Argument(help="The program (metric-trend) or corpus (corpus).")
+        str | None,
+        typer.Argument(help="The program (metric-trend), corpus (corpus) or suite (eval-trend)."),
     ] = None,
     program: Annotated[str | None, typer.Option(help="Only this program.")] = None,
     corpus: Annotated[str | None, typer.Option(help="Only this corpus.")] = None,

@@ -1,26 +1,32 @@
-"""Deployments: run agent sessions from the Prefect UI or `prefect deployment run`.
+"""Deployments: run agent sessions and evaluation suites from Prefect.
 
-`agentcycle serve` serves the `agent_run` flow as the deployment `agent_run/agent-run`
-from this process (no work pool needed); `deployments/prefect.yaml` declares the same
-deployment for `prefect deploy` with a process work pool.
+Two ways, the same deployments (`agent_run/agent-run`, `evaluate/eval-<suite>` on a
+cron schedule):
+- `agentcycle serve` serves them from its own process: nothing else to start, runs
+  stop when it stops.
+- `agentcycle deploy` registers them with a process work pool (created if missing),
+  loaded from this installation's source; `prefect worker start --pool POOL` runs
+  them, on any machine with agentcycle installed at the same path. This is
+  `deployments/prefect.yaml` without the YAML, with one deployment per suite given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from agentcycle.flows.eval_deploy import NIGHTLY
 
 AGENT_RUN_DEPLOYMENT = "agent-run"
 
 
 def serve_agent_runs(
-    limit: int | None = None, suites: Sequence[Path] = (), cron: str = "0 2 * * *"
+    limit: int | None = None, suites: Sequence[Path] = (), cron: str = NIGHTLY
 ) -> None:
     """Serve until interrupted: sessions on demand, evaluation suites on their schedule."""
-    from prefect import serve
-
     from agentcycle.flows.agent_session import agent_run
-    from agentcycle.flows.eval_deploy import evaluate_deployments
+    from agentcycle.flows.eval_deploy import evaluate_deployments, serve_here
 
     deployment = agent_run.to_deployment(
         name=AGENT_RUN_DEPLOYMENT,
@@ -28,4 +34,60 @@ def serve_agent_runs(
         tags=["agentcycle"],
     )
     evaluations = evaluate_deployments([str(s) for s in suites], cron=cron) if suites else []
-    serve(deployment, *evaluations, limit=limit, print_starting_message=True)
+    serve_here([deployment, *evaluations], limit)
+
+
+def _from_source(module_file: str, flow_name: str) -> Any:
+    """The flow loaded from this installation's source, as a worker will load it."""
+    from prefect import Flow
+
+    path = Path(module_file).resolve()
+    return Flow.from_source(str(path.parent.parent), f"{path.parent.name}/{path.name}:{flow_name}")
+
+
+def ensure_process_pool(pool: str) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import WorkPoolCreate
+    from prefect.exceptions import ObjectNotFound
+
+    with get_client(sync_client=True) as client:
+        try:
+            found = client.read_work_pool(pool)
+        except ObjectNotFound:
+            client.create_work_pool(WorkPoolCreate(name=pool, type="process"))
+            return
+    if found.type != "process":
+        from agentcycle.errors import UserError
+
+        raise UserError(f"--pool {pool}: a {found.type!r} work pool; agentcycle needs 'process'")
+
+
+def deploy_to_pool(pool: str, suites: Sequence[Path] = (), cron: str = NIGHTLY) -> list[str]:
+    """Register the deployments with `pool`; returns their full names."""
+    from agentcycle.agent.eval_suites import load_suite
+    from agentcycle.flows import agent_session, evaluate
+    from agentcycle.flows.eval_deploy import deployment_name
+
+    named = {load_suite(Path(s)).name: Path(s).resolve() for s in suites}  # bad suite: stop now
+    ensure_process_pool(pool)
+    _from_source(agent_session.__file__, "agent_run").deploy(
+        name=AGENT_RUN_DEPLOYMENT,
+        work_pool_name=pool,
+        description="Run a program agent session: pack, input_dir, goal, max_cycles.",
+        tags=["agentcycle"],
+        print_next_steps=False,
+    )
+    names = [f"agent_run/{AGENT_RUN_DEPLOYMENT}"]
+    evaluator = _from_source(evaluate.__file__, "evaluate") if named else None
+    for name, path in named.items():
+        evaluator.deploy(
+            name=deployment_name(name),
+            work_pool_name=pool,
+            description=f"Evaluate the agent on suite {name} ({path}).",
+            cron=cron,
+            parameters={"suite_path": str(path)},
+            tags=["agentcycle", "evaluation"],
+            print_next_steps=False,
+        )
+        names.append(f"evaluate/{deployment_name(name)}")
+    return names

@@ -36,6 +36,20 @@ from typing import Any
 NIGHTLY = "0 2 * * *"  # 02:00 every night, server time
 
 
+def check_cron(cron: str) -> str:
+    """The cron expression, or a UserError naming it (Prefect's own validation)."""
+    from prefect.client.schemas.schedules import CronSchedule
+    from pydantic import ValidationError
+
+    from agentcycle.errors import UserError
+
+    try:
+        CronSchedule(cron=cron)
+    except ValidationError:
+        raise UserError(f"--cron {cron!r}: not a cron expression (e.g. '0 2 * * *')") from None
+    return cron
+
+
 def deployment_name(suite: str) -> str:
     from agentcycle.flows.evaluate import slug
 
@@ -76,12 +90,45 @@ def evaluate_deployments(
     return deployments
 
 
+def take_over_from_pools(deployments: Sequence[Any]) -> list[str]:
+    """Delete same-named deployments that belong to a work pool; returns their names.
+
+    Prefect keeps a work-pool deployment's pool and pull steps when a process later
+    serves a deployment of the same name (PrefectHQ/prefect#15073), so runs of the
+    served one crash or go to the pool's worker: serving must replace it outright.
+    """
+    from prefect.client.orchestration import get_client
+    from prefect.exceptions import ObjectNotFound
+
+    replaced = []
+    with get_client(sync_client=True) as client:
+        for deployment in deployments:
+            name = deployment.full_name
+            try:
+                existing = client.read_deployment_by_name(name)
+            except ObjectNotFound:
+                continue
+            if existing.work_pool_name:
+                client.delete_deployment(existing.id)
+                replaced.append(f"{name} (pool {existing.work_pool_name})")
+    return replaced
+
+
+def serve_here(deployments: Sequence[Any], limit: int | None = None) -> None:
+    """Serve deployments from this process until interrupted, replacing pool-held ones."""
+    import sys
+
+    from prefect import serve
+
+    for name in take_over_from_pools(deployments):
+        print(f"serving here instead of the work pool: {name}", file=sys.stderr)
+    serve(*deployments, limit=limit, print_starting_message=True)
+
+
 def serve_evaluations(
     suites: Sequence[str | Path] | Mapping[str, str | Path],
     cron: str | Mapping[str, str] = NIGHTLY,
     limit: int | None = None,
 ) -> None:
     """Serve the suites' deployments from this process until interrupted."""
-    from prefect import serve
-
-    serve(*evaluate_deployments(suites, cron), limit=limit, print_starting_message=True)
+    serve_here(evaluate_deployments(suites, cron), limit)

@@ -427,7 +427,16 @@ def run_todo(
             bar.set_postfix_str(f"{right}/{bar.n} correct", refresh=False)
 
 
-@flow(name="evaluate", flow_run_name="evaluate-{suite_path}", log_prints=False)
+def flow_run_name() -> str:
+    """`eval-<run id>` when the caller chose the id (the CLI always does, so the run it
+    announced is the one to look for in the UI), else `eval-<suite file>`."""
+    from prefect.runtime import flow_run
+
+    parameters = flow_run.parameters
+    return f"eval-{parameters.get('run_id') or Path(parameters['suite_path']).stem}"
+
+
+@flow(name="evaluate", flow_run_name=flow_run_name, log_prints=False)
 def evaluate(
     suite_path: str,
     provider: str = "rules",

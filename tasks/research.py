@@ -12,6 +12,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from functools import lru_cache
 from typing import Any
@@ -197,23 +198,24 @@ class LocalTools:
 # --------------------------------------------------------------------------- Prefect
 
 
-def _retrieval_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    payload = json.dumps(
-        [
-            parameters["corpus_version"],
-            parameters["query"],
-            parameters["k"],
-            parameters.get("file"),
-            parameters.get("heading"),
-        ]
-    )
-    return "retrieve-" + hashlib.sha256(payload.encode()).hexdigest()
+def cache_key_on(prefix: str, *names: str) -> Callable[[TaskRunContext, dict[str, Any]], str]:
+    """A cache key hashing exactly the named parameters: each cached task says in one
+    line what its result depends on (and nothing else, such as a session id, splits it)."""
+
+    def key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
+        payload = json.dumps([parameters.get(name) for name in names])
+        return f"{prefix}-{hashlib.sha256(payload.encode()).hexdigest()}"
+
+    return key
+
+
+KEEP_CACHED = timedelta(days=7)
 
 
 @task(
     name="retrieve",
-    cache_key_fn=_retrieval_key,
-    cache_expiration=timedelta(days=7),
+    cache_key_fn=cache_key_on("retrieve", "corpus_version", "query", "k", "file", "heading"),
+    cache_expiration=KEEP_CACHED,
     persist_result=True,
     retries=1,
 )
@@ -230,15 +232,10 @@ def retrieve_task(
     return search_corpus(corpus, query, k, file, heading)
 
 
-def _retrieval_batch_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    payload = json.dumps([parameters["corpus_version"], parameters["queries"], parameters["k"]])
-    return "retrieve-many-" + hashlib.sha256(payload.encode()).hexdigest()
-
-
 @task(
     name="retrieve_many",
-    cache_key_fn=_retrieval_batch_key,
-    cache_expiration=timedelta(days=7),
+    cache_key_fn=cache_key_on("retrieve-many", "corpus_version", "queries", "k"),
+    cache_expiration=KEEP_CACHED,
     persist_result=True,
     retries=1,
 )
@@ -249,13 +246,11 @@ def retrieve_many_task(
     return [search_corpus(corpus, query, k) for query in queries]
 
 
-def _llm_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    payload = json.dumps([parameters["settings"], parameters["system"], parameters["user"]])
-    return "llm-" + hashlib.sha256(payload.encode()).hexdigest()
-
-
 @task(
-    name="llm_call", cache_key_fn=_llm_key, cache_expiration=timedelta(days=7), persist_result=True
+    name="llm_call",
+    cache_key_fn=cache_key_on("llm", "settings", "system", "user"),
+    cache_expiration=KEEP_CACHED,
+    persist_result=True,
 )
 def llm_call_task(settings: dict[str, Any], system: str, user: str) -> str:
     """One chat completion (cached on model, prompt and question; temperature 0)."""

@@ -126,8 +126,8 @@ def served(argv: list[str], prefect_api: str, deployment: str) -> Iterator[None]
         with get_client(sync_client=True) as client:
             while True:
                 try:
-                    client.read_deployment_by_name(deployment)
-                    break
+                    if client.read_deployment_by_name(deployment).work_pool_name is None:
+                        break  # the served one, not a work-pool deployment of that name
                 except Exception:
                     assert time.monotonic() < deadline, f"{deployment} never appeared"
                     assert server.poll() is None, "the serving process exited"

@@ -4,6 +4,7 @@ server; the report rendered in headless Chromium; interrupt/resume; comparison."
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import SHARED, render_in_chromium, served
+from typer.testing import CliRunner
 
 DEV = SHARED / "data" / "qa" / "dev.yaml"
 SEED_IDS = ("d012", "d013", "d020", "d021", "d024")  # simple ×2, mc ×2, unanswerable
@@ -189,15 +191,20 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
     suite.write_text(yaml.safe_dump(data, sort_keys=False))
     env = {**os.environ, "AGENTCYCLE_HOME": str(home), "PREFECT_API_URL": prefect_api}
     argv = cli_command("eval", str(suite), "--concurrency", "1", "--corpus", "dev-seeds")
-    agent = subprocess.Popen(
-        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )  # fmt: skip
+    log = tmp_path / "stderr.txt"  # a file, not a pipe: a chatty child never blocks on it
+    with log.open("w") as stderr:
+        agent = subprocess.Popen(
+            argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True
+        )
     try:
-        announced = agent.stderr.readline()  # type: ignore[union-attr]
-        assert announced.startswith("run ") and "--resume" in announced, announced
-        run_id = announced.split()[1]
         deadline = time.monotonic() + 240
+        announced: list[str] = []
+        while not announced:
+            assert agent.poll() is None and time.monotonic() < deadline, log.read_text()
+            announced = [ln for ln in log.read_text().splitlines() if ln.startswith("run ")]
+            time.sleep(0.05)
+        assert "--resume" in announced[0], announced
+        run_id = announced[0].split()[1]
         while len(raw_rows(run_id)) < 3:
             assert agent.poll() is None, "the run ended before it could be interrupted"
             assert time.monotonic() < deadline, "no samples recorded in time"
@@ -221,6 +228,15 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
     after = Counter(r["sample_id"] for r in raw_rows(run_id))
     assert len(after) == 40 and set(after.values()) == {1}  # nothing lost, nothing twice
     assert all(after[s] == 1 for s in before)
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+
+    with get_client(sync_client=True) as client:  # the UI shows both under the announced id
+        runs = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=[f"eval-{run_id}"]))
+        )
+    assert len(runs) == 2 and any(r.state and r.state.is_completed() for r in runs)
 
 
 def test_interrupted_run_resumes_without_loss_or_repeat(
@@ -389,3 +405,48 @@ def test_fail_on_regression_exits_non_zero_on_a_significant_drop(home: Path) -> 
     assert CliRunner().invoke(app, ["compare", "drop-a", "drop-b"]).exit_code == 0
     backwards = CliRunner().invoke(app, ["compare", "drop-b", "drop-a", "--fail-on-regression"])
     assert backwards.exit_code == 0 and "REGRESSION" not in backwards.output  # an improvement
+
+
+def test_deploy_registers_a_scheduled_suite_that_a_process_worker_runs(
+    home: Path, suite_file: Path, prefect_api: str, tmp_path: Path
+) -> None:
+    """`agentcycle deploy` registers with a process work pool; a real `prefect worker`
+    picks up a triggered run, loads the flow from source and finishes it."""
+    import os
+    import subprocess
+
+    from prefect.client.orchestration import get_client
+    from prefect.deployments import run_deployment
+
+    from agentcycle.flows.cli import app
+
+    data = yaml.safe_load(suite_file.read_text())
+    suite = tmp_path / "pooled.yaml"
+    suite.write_text(yaml.safe_dump({**data, "name": "pooled"}, sort_keys=False))
+    runner = CliRunner()
+    bad = runner.invoke(app, ["deploy", "--suite", str(suite), "--cron", "61 2 * * *"])
+    assert bad.exit_code != 0 and "--cron '61 2 * * *'" in str(bad.exception)
+    out = runner.invoke(app, ["deploy", "--suite", str(suite), "--pool", "test-pool"])
+    assert out.exit_code == 0, out.output
+    assert "deployed evaluate/eval-pooled to pool test-pool" in out.output
+    with get_client(sync_client=True) as client:
+        deployment = client.read_deployment_by_name("evaluate/eval-pooled")
+        assert deployment.work_pool_name == "test-pool"
+        assert deployment.schedules[0].schedule.cron == "0 2 * * *"
+        assert deployment.parameters["suite_path"] == str(suite.resolve())
+        assert client.read_deployment_by_name("agent_run/agent-run").work_pool_name == "test-pool"
+
+    run = run_deployment(
+        "evaluate/eval-pooled",
+        parameters={"limit": 1, "report": False, "corpus": "dev-seeds"},
+        timeout=0,
+    )
+    env = {**os.environ, "AGENTCYCLE_HOME": str(home), "PREFECT_API_URL": prefect_api}
+    worker = subprocess.run(
+        [sys.executable, "-m", "prefect", "worker", "start", "--pool", "test-pool", "--run-once"],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert worker.returncode == 0, worker.stderr[-3000:]
+    with get_client(sync_client=True) as client:
+        finished = client.read_flow_run(run.id)
+    assert finished.state is not None and finished.state.is_completed(), finished.state

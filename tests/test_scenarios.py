@@ -13,7 +13,7 @@ import pytest
 from conftest import PROJECT_ROOT, TESTS_DIR
 
 from agentcycle.errors import UserError
-from agentcycle.scenarios import list_scenarios, load_scenario, run_scenario
+from agentcycle.scenarios import DEMO_DATA_ENV, list_scenarios, load_scenario, run_scenario
 
 SCENARIOS = TESTS_DIR / "scenarios"
 DEMO = PROJECT_ROOT / ".demo-data"
@@ -34,8 +34,40 @@ def test_the_issue_s_scenarios_exist() -> None:
     assert {folder.name for folder in FOLDERS} >= REQUIRED
 
 
+@pytest.fixture(scope="module")
+def suite_rows(prefect_api: str) -> dict[str, dict]:
+    """`agentcycle eval tests/scenarios/suite.yaml`, once: every scenario replayed through
+    the evaluate flow (each a session flow of its own); its rows by scenario name."""
+    from typer.testing import CliRunner
+
+    from agentcycle.flows.cli import app
+    from agentcycle.flows.evaluate import run_samples
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(DEMO_DATA_ENV, str(DEMO))
+        out = CliRunner().invoke(
+            app, ["eval", str(SCENARIOS / "suite.yaml"), "--concurrency", "1", "--no-progress"]
+        )
+    assert out.exit_code == 0, out.output
+    run_id = out.output.split("run ", 1)[1].split()[0]
+    assert f"scenario{len(FOLDERS):>10}/{len(FOLDERS)}" in out.output  # all passed, as printed
+    return {row["sample_id"]: row for row in run_samples(run_id)}
+
+
 @pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
-def test_scenario(prefect_api: str, folder: Path, tmp_path: Path) -> None:
+def test_scenario(suite_rows: dict[str, dict], folder: Path) -> None:
+    row = suite_rows[folder.name]
+    verdicts = {s["scorer"]: s for s in row["scores"]}
+    assert row["error"] is None, row["error"]
+    assert verdicts["scenario"]["score"] == 1.0, verdicts["scenario"]["explanation"]
+    assert verdicts["sequence"]["score"] == 1.0, verdicts["sequence"]["explanation"]
+    assert row["answer"] == " > ".join(load_scenario(folder).expected_programs)
+    assert row["correct"]
+
+
+def test_scenario_run_directly(prefect_api: str, tmp_path: Path) -> None:
+    """`run_scenario` without the evaluation around it (what `agentcycle scenario run` does)."""
+    folder = SCENARIOS / "bioimage_counting"
     result = run_scenario(folder, tmp_path / "session", demo_data=DEMO)
     assert result.passed, "\n".join(result.problems)
     assert result.programs == load_scenario(folder).expected_programs
