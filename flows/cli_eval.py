@@ -12,6 +12,9 @@ difference in accuracy alone is mostly noise, the paired test says whether it is
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -94,6 +97,33 @@ def comparison_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class _HideTaskRunInfo(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or not record.name.startswith("prefect.task_runs")
+
+
+@contextlib.contextmanager
+def terminal_for_progress(enabled: bool) -> Iterator[None]:
+    """While the progress bar runs, the terminal gets no per-task "Finished in state"
+    lines (one per sample and per search would tear the bar; the Prefect UI still has
+    every task run) and other log lines print above the bar instead of through it."""
+    if not enabled:
+        yield
+        return
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    quiet = _HideTaskRunInfo()
+    with logging_redirect_tqdm():
+        handlers = list(logging.getLogger().handlers)  # the console, now through tqdm
+        for handler in handlers:
+            handler.addFilter(quiet)
+        try:
+            yield
+        finally:
+            for handler in handlers:
+                handler.removeFilter(quiet)
+
+
 def eval_command(
     suite: Annotated[str, typer.Argument(help="Suite file (YAML/JSONL), or 'compare'.")],
     runs: Annotated[
@@ -142,19 +172,20 @@ def eval_command(
     typer.echo(
         f"run {run_id} (if interrupted: agentcycle eval {suite} --resume {run_id})", err=True
     )
-    summary = run_evaluate(
-        suite,
-        concurrency=concurrency,
-        provider=provider,
-        model=model,
-        base_url=base_url,
-        limit=limit,
-        epochs=epochs,
-        corpus=corpus,
-        run_id=run_id,
-        resume=bool(resume),
-        retry_failed=bool(retry_failed),
-        progress=progress,
-    )
+    with terminal_for_progress(progress):
+        summary = run_evaluate(
+            suite,
+            concurrency=concurrency,
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            limit=limit,
+            epochs=epochs,
+            corpus=corpus,
+            run_id=run_id,
+            resume=bool(resume),
+            retry_failed=bool(retry_failed),
+            progress=progress,
+        )
     typer.echo(summary_text(summary["suite"], summary["run_id"], summary))
     typer.echo(f"report: {summary['report']}")

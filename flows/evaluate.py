@@ -511,7 +511,11 @@ def evaluate(
         from agentcycle.flows.eval_report import write_report
 
         report_path = str(write_report(run_id))
-    logger.info("%s", summary_text(suite.name, run_id, summary))
+    logger.info(  # the full table is the run's artifact and the CLI's output
+        "run %s: accuracy %.1f%% ± %.1f%% over %d samples, %d errors",
+        run_id, 100 * summary["accuracy"], 100 * summary["se"], summary["samples"],
+        summary["errors"],
+    )  # fmt: skip
     return {
         "run_id": run_id,
         "suite": suite.name,

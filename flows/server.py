@@ -55,6 +55,9 @@ def prefect_environment() -> dict[str, str]:
         "PREFECT_HOME": str(home),
         "PREFECT_LOCAL_STORAGE_PATH": str(home / "storage"),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        # The client's own telemetry too (it prints a notice on a terminal's first run,
+        # through the progress bar); set by default only, so a user's value wins.
+        "DO_NOT_TRACK": "1",
         "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
         # The server records client-side task runs from events. One write per event
         # (the default) contends with the API on SQLite: creating a subflow then waits

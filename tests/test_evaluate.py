@@ -212,6 +212,8 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
     finally:
         os.killpg(agent.pid, signal.SIGKILL)
         agent.wait(timeout=30)
+    shown = log.read_text()  # the progress bar, not a "Finished in state" line per task
+    assert "/40 [" in shown and "Task run 'eval-" not in shown, shown[-2000:]
     before = Counter(r["sample_id"] for r in raw_rows(run_id))
     assert 3 <= len(before) < 40 and set(before.values()) == {1}, before
     folder = home / "datasets" / "eval_samples"
@@ -224,6 +226,7 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
         timeout=600,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "Task run 'eval-" in resumed.stderr  # --no-progress: Prefect's own lines
     assert "/40 " in resumed.stdout and run_id in resumed.stdout
     after = Counter(r["sample_id"] for r in raw_rows(run_id))
     assert len(after) == 40 and set(after.values()) == {1}  # nothing lost, nothing twice
