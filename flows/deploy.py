@@ -19,6 +19,7 @@ from typing import Any
 from agentcycle.flows.eval_deploy import NIGHTLY
 
 AGENT_RUN_DEPLOYMENT = "agent-run"
+AGENT_RUN_DESCRIPTION = "Run a program agent session: pack, input_dir, goal, max_cycles."
 
 
 def serve_agent_runs(
@@ -29,9 +30,7 @@ def serve_agent_runs(
     from agentcycle.flows.eval_deploy import evaluate_deployments, serve_here
 
     deployment = agent_run.to_deployment(
-        name=AGENT_RUN_DEPLOYMENT,
-        description="Run a program agent session: pack, input_dir, goal, max_cycles.",
-        tags=["agentcycle"],
+        name=AGENT_RUN_DEPLOYMENT, description=AGENT_RUN_DESCRIPTION, tags=["agentcycle"]
     )
     evaluations = evaluate_deployments([str(s) for s in suites], cron=cron) if suites else []
     serve_here([deployment, *evaluations], limit)
@@ -73,14 +72,13 @@ def deploy_to_pool(pool: str, suites: Sequence[Path] = (), cron: str = NIGHTLY) 
     _from_source(agent_session.__file__, "agent_run").deploy(
         name=AGENT_RUN_DEPLOYMENT,
         work_pool_name=pool,
-        description="Run a program agent session: pack, input_dir, goal, max_cycles.",
+        description=AGENT_RUN_DESCRIPTION,
         tags=["agentcycle"],
         print_next_steps=False,
     )
     names = [f"agent_run/{AGENT_RUN_DEPLOYMENT}"]
-    evaluator = _from_source(evaluate.__file__, "evaluate") if named else None
     for name, path in named.items():
-        evaluator.deploy(
+        _from_source(evaluate.__file__, "evaluate").deploy(
             name=deployment_name(name),
             work_pool_name=pool,
             description=f"Evaluate the agent on suite {name} ({path}).",
