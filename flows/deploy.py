@@ -22,18 +22,24 @@ AGENT_RUN_DEPLOYMENT = "agent-run"
 AGENT_RUN_DESCRIPTION = "Run a program agent session: pack, input_dir, goal, max_cycles."
 
 
+def agent_run_deployment(flow: Any = None) -> Any:
+    """The `agent_run/agent-run` RunnerDeployment (`flow`: a from-source `agent_run` for
+    a work pool; default the imported one, for serving)."""
+    from agentcycle.flows.agent_session import agent_run
+
+    return (flow or agent_run).to_deployment(
+        name=AGENT_RUN_DEPLOYMENT, description=AGENT_RUN_DESCRIPTION, tags=["agentcycle"]
+    )
+
+
 def serve_agent_runs(
     limit: int | None = None, suites: Sequence[Path] = (), cron: str = NIGHTLY
 ) -> None:
     """Serve until interrupted: sessions on demand, evaluation suites on their schedule."""
-    from agentcycle.flows.agent_session import agent_run
     from agentcycle.flows.eval_deploy import evaluate_deployments, serve_here
 
-    deployment = agent_run.to_deployment(
-        name=AGENT_RUN_DEPLOYMENT, description=AGENT_RUN_DESCRIPTION, tags=["agentcycle"]
-    )
     evaluations = evaluate_deployments([str(s) for s in suites], cron=cron) if suites else []
-    serve_here([deployment, *evaluations], limit)
+    serve_here([agent_run_deployment(), *evaluations], limit)
 
 
 def _from_source(module_file: str, flow_name: str) -> Any:
@@ -62,30 +68,16 @@ def ensure_process_pool(pool: str) -> None:
 
 
 def deploy_to_pool(pool: str, suites: Sequence[Path] = (), cron: str = NIGHTLY) -> list[str]:
-    """Register the deployments with `pool`; returns their full names."""
-    from agentcycle.agent.eval_suites import load_suite
-    from agentcycle.flows import agent_session, evaluate
-    from agentcycle.flows.eval_deploy import deployment_name
+    """Register the deployments `serve` would serve with `pool`; returns their names."""
+    from prefect import deploy
 
-    named = {load_suite(Path(s)).name: Path(s).resolve() for s in suites}  # bad suite: stop now
+    from agentcycle.flows import agent_session, evaluate
+    from agentcycle.flows.eval_deploy import evaluate_deployments
+
+    deployments = [agent_run_deployment(_from_source(agent_session.__file__, "agent_run"))]
+    if suites:  # a bad suite stops here, before the pool is touched
+        evaluator = _from_source(evaluate.__file__, "evaluate")
+        deployments += evaluate_deployments([str(s) for s in suites], cron, flow=evaluator)
     ensure_process_pool(pool)
-    _from_source(agent_session.__file__, "agent_run").deploy(
-        name=AGENT_RUN_DEPLOYMENT,
-        work_pool_name=pool,
-        description=AGENT_RUN_DESCRIPTION,
-        tags=["agentcycle"],
-        print_next_steps=False,
-    )
-    names = [f"agent_run/{AGENT_RUN_DEPLOYMENT}"]
-    for name, path in named.items():
-        _from_source(evaluate.__file__, "evaluate").deploy(
-            name=deployment_name(name),
-            work_pool_name=pool,
-            description=f"Evaluate the agent on suite {name} ({path}).",
-            cron=cron,
-            parameters={"suite_path": str(path)},
-            tags=["agentcycle", "evaluation"],
-            print_next_steps=False,
-        )
-        names.append(f"evaluate/{deployment_name(name)}")
-    return names
+    deploy(*deployments, work_pool_name=pool, print_next_steps_message=False, ignore_warnings=True)
+    return [d.full_name for d in deployments]

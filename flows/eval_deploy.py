@@ -60,12 +60,14 @@ def evaluate_deployments(
     suites: Sequence[str | Path] | Mapping[str, str | Path],
     cron: str | Mapping[str, str] = NIGHTLY,
     parameters: Mapping[str, Any] | None = None,
+    flow: Any = None,
 ) -> list[Any]:
     """A `RunnerDeployment` of `evaluate` per suite file, each on its cron.
 
     `suites`: paths (named by the suite's own name) or {name: path}; `cron`: one
     schedule for all or {name: cron}; `parameters`: extra flow parameters (provider,
-    limit, ...), overridable per triggered run.
+    limit, ...), overridable per triggered run; `flow`: the `evaluate` flow to deploy
+    (default the imported one, for serving; a from-source one for a work pool).
     """
     from agentcycle.agent.eval_suites import load_suite
     from agentcycle.flows.evaluate import evaluate
@@ -79,7 +81,7 @@ def evaluate_deployments(
     for name, path in named.items():
         schedule = cron.get(name, NIGHTLY) if isinstance(cron, Mapping) else cron
         deployments.append(
-            evaluate.to_deployment(
+            (flow or evaluate).to_deployment(
                 name=deployment_name(name),
                 description=f"Evaluate the agent on suite {name} ({path}).",
                 cron=schedule,

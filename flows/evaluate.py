@@ -14,7 +14,8 @@ Why it is shaped like this:
   per-type accuracy, standard errors, latency percentiles, suite hash, code version
   and settings are real columns (lists of structs where there are several), so DuckDB
   can filter and group on them without parsing JSON.
-- Retrievals and LLM calls go through `PrefectTools`, whose tasks are cached on inputs."""
+- Retrievals and LLM calls go through `PrefectTools`, whose tasks are cached on inputs.
+"""
 
 from __future__ import annotations
 

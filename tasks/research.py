@@ -4,7 +4,8 @@
 `PrefectTools` routes each retrieval and each LLM call through a task cached on its
 inputs (the corpus's table version, read once when the tools are made, is part of the
 retrieval key, so re-ingesting a corpus never serves stale chunks). Similarities,
-vocabulary and memory stay plain calls: they take milliseconds, and a task costs more."""
+vocabulary and memory stay plain calls: they take milliseconds, and a task costs more.
+"""
 
 from __future__ import annotations
 
@@ -91,6 +92,11 @@ def search_corpus(
     ]
 
 
+def search_corpus_many(corpus: str, queries: list[str], k: int) -> list[list[Evidence]]:
+    """`search_corpus` for each query, in order (a step's pooled retrieval)."""
+    return [search_corpus(corpus, query, k) for query in queries]
+
+
 class LocalTools:
     """ResearchTools over the storage layer, without Prefect.
 
@@ -125,7 +131,7 @@ class LocalTools:
         return search_corpus(self.corpus, query, k, file, heading)
 
     def _search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
-        return [search_corpus(self.corpus, query, k) for query in queries]
+        return search_corpus_many(self.corpus, queries, k)
 
     def _record(
         self, queries: list[str], k: int, rankings: list[list[Evidence]], started: float
@@ -243,7 +249,7 @@ def retrieve_many_task(
     corpus: str, corpus_version: str, queries: list[str], k: int
 ) -> list[list[Evidence]]:
     """A step's pooled retrieval: one hybrid search per query, cached like `retrieve`."""
-    return [search_corpus(corpus, query, k) for query in queries]
+    return search_corpus_many(corpus, queries, k)
 
 
 @task(
