@@ -9,17 +9,19 @@ DEMO_DATA := .demo-data
 DEMO_STAMP := $(DEMO_DATA)/.ready
 TORCH := torch==2.13.0
 
-.PHONY: install demo-data demo test lint clean browser
+.PHONY: install demo-data demo test lint clean browser postgres
 
 install: $(STAMP)
 
 # torch first, pinned: an unpinned torch pulled in by sentence-transformers would be a
-# multi-GB CUDA build; this one is the local CPU wheel.
+# multi-GB CUDA build; this one is the local CPU wheel. llama-cpp-python (llm-local)
+# builds from source without -march=native, which can crash on another CPU; pip caches
+# the built wheel, so only a new machine pays the ~10 min build.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e '.[xtal,llm,dev]'
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[xtal,llm,llm-local,dev]'
 	touch $@
 
 demo-data: $(DEMO_STAMP)
@@ -36,8 +38,18 @@ browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(DEMO_STAMP) browser
-	$(BIN)/python -m pytest -q
+# A real PostgreSQL for the scale-out tests (Debian's package; the tests start their own
+# cluster as an unprivileged user in a temporary folder, never the system one).
+postgres:
+	@command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		postgresql >/dev/null; }
+
+# Two workers, each test file on one (its module fixtures stay together): most slow
+# tests wait on servers and subprocesses, so the suite takes ~2/3 of the serial time.
+test: $(DEMO_STAMP) browser postgres
+	$(BIN)/python tools/lint_imports.py
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

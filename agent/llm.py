@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -28,6 +29,7 @@ Transport = Callable[[str, str], str]
 PROVIDERS = ("rules", "ollama", "openai")
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_RETRIES = 1
+MAX_REPLY_TOKENS = 512  # a skill's JSON reply; a model that rambles is cut, not waited for
 _JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
 
 
@@ -92,7 +94,8 @@ def chat_transport(settings: LLMSettings) -> Transport:
             timeout=settings.timeout_s,
             max_retries=settings.retries,
             temperature=0,
-        )
+            max_tokens=MAX_REPLY_TOKENS,
+        ).bind(response_format={"type": "json_object"})  # every skill replies in JSON
     elif settings.provider == "ollama":
         from langchain_ollama import ChatOllama
 
@@ -100,6 +103,8 @@ def chat_transport(settings: LLMSettings) -> Transport:
             model=settings.model,
             base_url=settings.base_url,
             temperature=0,
+            num_predict=MAX_REPLY_TOKENS,
+            format="json",
             client_kwargs={"timeout": settings.timeout_s},
         )
     else:
@@ -113,6 +118,115 @@ def chat_transport(settings: LLMSettings) -> Transport:
         return content if isinstance(content, str) else json.dumps(content)
 
     return send
+
+
+class LLMUnavailable(RuntimeError):
+    """The server could not be reached, timed out or answered with an HTTP error."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One constrained completion: the reply text and what it cost."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+
+
+_SCHEMA_FORMAT: dict[str, str] = {}  # base URL -> response_format style it accepted
+
+
+def complete_json(
+    settings: LLMSettings,
+    system: str,
+    user: str,
+    schema: dict[str, Any],
+    max_tokens: int = 256,
+) -> Completion:
+    """One chat completion constrained to a JSON schema, over plain HTTP.
+
+    Plain HTTP rather than a LangChain client because the planner needs what clients
+    hide: the server's grammar-constrained output (llama.cpp: `json_object` with a
+    `schema`; OpenAI and vLLM: `json_schema`; Ollama: `format`) and the token counts.
+    Every call has `settings.timeout_s`; any transport or HTTP failure raises
+    `LLMUnavailable` so the caller falls back at once instead of waiting again.
+    """
+    import httpx  # a dependency of langchain-openai and prefect alike; loaded on use
+
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    timeout = httpx.Timeout(settings.timeout_s, connect=min(5.0, settings.timeout_s))
+    started = time.perf_counter()
+    try:
+        with httpx.Client(timeout=timeout) as client:
+            if settings.provider == "ollama":
+                body = _ollama_chat(client, settings, messages, schema, max_tokens)
+                text = body.get("message", {}).get("content", "")
+                usage = (body.get("prompt_eval_count", 0), body.get("eval_count", 0))
+            else:
+                body = _openai_chat(client, settings, messages, schema, max_tokens)
+                text = body["choices"][0]["message"].get("content") or ""
+                tokens = body.get("usage") or {}
+                usage = (tokens.get("prompt_tokens", 0), tokens.get("completion_tokens", 0))
+    except httpx.HTTPError as exc:
+        raise LLMUnavailable(f"{type(exc).__name__}: {exc}".strip()[:300]) from None
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise LLMUnavailable(f"unexpected reply shape: {exc}"[:300]) from None
+    return Completion(text, int(usage[0] or 0), int(usage[1] or 0), time.perf_counter() - started)
+
+
+def _openai_chat(
+    client: Any,
+    settings: LLMSettings,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    max_tokens: int,
+) -> dict[str, Any]:
+    """POST /chat/completions; a server refusing llama.cpp's schema style gets the
+    OpenAI `json_schema` style once, and the style that worked is remembered."""
+    url = (settings.base_url or "https://api.openai.com/v1").rstrip("/") + "/chat/completions"
+    styles = {
+        "json_object": {"type": "json_object", "schema": schema},
+        "json_schema": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
+    }
+    first = _SCHEMA_FORMAT.get(url, "json_object")
+    order = [first, *(s for s in styles if s != first)]
+    headers = {"Authorization": f"Bearer {settings.api_key or 'not-needed'}"}
+    for style in order:
+        payload = {
+            "model": settings.model,
+            "messages": messages,
+            "temperature": 0,
+            "max_tokens": max_tokens,
+            "response_format": styles[style],
+        }
+        reply = client.post(url, json=payload, headers=headers)
+        if reply.status_code in (400, 422) and style != order[-1]:
+            continue  # this server wants the other schema style
+        reply.raise_for_status()
+        _SCHEMA_FORMAT[url] = style
+        return reply.json()
+    raise ValueError("no response_format style accepted")  # unreachable: the loop returns
+
+
+def _ollama_chat(
+    client: Any,
+    settings: LLMSettings,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    max_tokens: int,
+) -> dict[str, Any]:
+    """POST /api/chat with the schema as `format` (Ollama's structured output)."""
+    payload = {
+        "model": settings.model,
+        "messages": messages,
+        "stream": False,
+        "format": schema,
+        "options": {"temperature": 0, "num_predict": max_tokens},
+    }
+    reply = client.post(settings.base_url.rstrip("/") + "/api/chat", json=payload)
+    reply.raise_for_status()
+    return reply.json()
 
 
 def parse_json(text: str, schema: type[T]) -> T:
@@ -137,6 +251,8 @@ class LLMProvider:
     chars_out: int = 0
     parse_failures: int = 0
     errors: int = 0
+    fallbacks: int = 0
+    down: str | None = None  # why the server is given up on; later asks go straight to rules
     retries: int = field(default=DEFAULT_RETRIES)
 
     @property
@@ -148,6 +264,10 @@ class LLMProvider:
         return self.settings.provider != "rules"
 
     def _send(self, system: str, user: str) -> str | None:
+        """The reply, or None when the server failed every attempt. A server that failed
+        is not asked again by this provider: a dead one must not cost a timeout per step."""
+        if self.down is not None:
+            return None
         if self.transport is None:
             self.transport = chat_transport(self.settings)
         for _attempt in range(self.settings.retries + 1):
@@ -155,12 +275,26 @@ class LLMProvider:
             self.chars_in += len(system) + len(user)
             try:
                 reply = self.transport(system, user)
-            except Exception:  # transport errors of any client library: retry, then give up
+            except Exception as exc:  # transport errors of any client library: retry, then give up
                 self.errors += 1
+                self.down = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
                 continue
+            self.down = None
             self.chars_out += len(reply)
             return reply
         return None
+
+    @property
+    def warning(self) -> str | None:
+        """One line for the user when the LLM did not do its part, else None."""
+        if not self.enabled or not (self.errors or self.fallbacks):
+            return None
+        why = f"; server: {self.down}" if self.down else ""
+        return (
+            f"LLM {self.settings.provider} at {self.settings.base_url or '(default URL)'}: "
+            f"{self.errors} of {self.calls} calls failed, {self.fallbacks} steps fell back "
+            f"to rules{why}"
+        )
 
     def structured(self, system: str, user: str, schema: type[T]) -> T | None:
         """A validated reply, or None (rules take over) after one repair attempt."""
@@ -170,6 +304,7 @@ class LLMProvider:
         system = f"{system}\nReply with one JSON object matching this schema:\n{schema_hint}"
         reply = self._send(system, user)
         if reply is None:
+            self.fallbacks += 1
             return None
         try:
             return parse_json(reply, schema)
@@ -183,6 +318,7 @@ class LLMProvider:
                 return parse_json(fixed or "", schema)
             except ValueError:
                 self.parse_failures += 1
+                self.fallbacks += 1
                 return None
 
 

@@ -236,6 +236,11 @@ def _read_manifest(root: Path) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
+def demo_data_ready(dest: Path) -> bool:
+    """True when DEST holds prepared demo data (nothing needs building or installing)."""
+    return _is_ready(DemoPaths.under(dest).root)
+
+
 def _is_ready(root: Path) -> bool:
     data = _read_manifest(root)
     return data is not None and data.get("format_version") == FORMAT_VERSION

@@ -9,15 +9,23 @@ so an evaluation suite (or `agentcycle scenario run`) can reuse it unchanged.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentcycle.agent.state import SessionState, load_session, save_session
+from agentcycle.agent.program.llm_plan import set_session_llm
+from agentcycle.agent.program.outcomes import SessionStatus
+from agentcycle.agent.program.session import create_session
+from agentcycle.agent.program.state import SessionState, load_session, save_session
+from agentcycle.demo_data import demo_data_ready, prepare_demo_data
 from agentcycle.errors import UserError
+from agentcycle.knowledge import load_pack
+from agentcycle.knowledge.loader import read_yaml, validate_document
 
 SCENARIO_FILE = "scenario.yaml"
 DEMO_DATA_ENV = "AGENTCYCLE_DEMO_DATA"
@@ -78,6 +86,7 @@ class ScenarioResult:
     stop_reason: str | None
     workflow: str
     metrics: dict[str, object] = field(default_factory=dict)
+    expected_programs: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
@@ -88,8 +97,6 @@ class ScenarioResult:
 
 def load_scenario(directory: Path) -> Scenario:
     """Read and validate `scenario.yaml`; errors read `file:line: field: problem`."""
-    from agentcycle.knowledge.loader import read_yaml, validate_document
-
     path = Path(directory) / SCENARIO_FILE
     if not path.is_file():
         raise UserError(f"{path}: not a scenario (missing {SCENARIO_FILE})")
@@ -100,6 +107,9 @@ def load_scenario(directory: Path) -> Scenario:
     return scenario
 
 
+XTAL_EXTRA_MODULES = ("coot_headless_api", "servalcat", "gemmi")
+
+
 def list_scenarios(root: Path) -> list[Path]:
     """Scenario folders directly under `root`, sorted by name."""
     return sorted(p.parent for p in Path(root).glob(f"*/{SCENARIO_FILE}"))
@@ -107,10 +117,22 @@ def list_scenarios(root: Path) -> list[Path]:
 
 def demo_data_root(demo_data: Path | None = None) -> Path:
     """The prepared demo data folder: the argument, $AGENTCYCLE_DEMO_DATA or ./.demo-data."""
-    from agentcycle.demo_data import prepare_demo_data
-
     root = demo_data or Path(os.environ.get(DEMO_DATA_ENV, ".demo-data"))
     return prepare_demo_data(root).root
+
+
+def _check_demo_data_can_be_had(directory: Path, demo_data: Path | None) -> None:
+    """Building demo data needs the `xtal` extra; say so in one line instead of failing
+    deep inside the build."""
+    root = demo_data or Path(os.environ.get(DEMO_DATA_ENV, ".demo-data"))
+    if demo_data_ready(root):
+        return
+    missing = [m for m in XTAL_EXTRA_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise UserError(
+            f"scenario {Path(directory).name} needs demo data (demo_inputs), not prepared in "
+            f"{root}; building it needs the xtal extra: pip install 'agentcycle[xtal]'"
+        )
 
 
 def assemble_inputs(
@@ -127,6 +149,7 @@ def assemble_inputs(
         for item in own.iterdir():
             if item.is_file():
                 shutil.copy2(item, target / item.name)
+    _check_demo_data_can_be_had(directory, demo_data)
     root = demo_data_root(demo_data)
     for relative in scenario.demo_inputs:
         source = root / relative
@@ -151,7 +174,7 @@ def reopen(session_dir: Path, max_cycles: int) -> SessionState:
     state = load_session(session_dir)
     if state.cycles and state.cycles[-1].program == "STOP":
         state.cycles.pop()
-    state.status, state.stop_reason, state.max_cycles = "running", None, max_cycles
+    state.status, state.stop_reason, state.max_cycles = SessionStatus.RUNNING, None, max_cycles
     save_session(session_dir, state)
     return state
 
@@ -202,13 +225,17 @@ def _result(name: str, session_dir: Path) -> ScenarioResult:
 
 
 def run_scenario(
-    directory: Path, session_dir: Path, demo_data: Path | None = None
+    directory: Path,
+    session_dir: Path,
+    demo_data: Path | None = None,
+    llm: dict[str, Any] | None = None,
 ) -> ScenarioResult:
     """Create a replay session for the scenario, run it through the Prefect flows
-    (rules only) and compare. Needs a Prefect API (tests: the `prefect_api` fixture)."""
-    from agentcycle.agent.session import create_session
+    (rules only, or planned by `llm`: see llm_plan.session_llm) and compare. Needs a
+    Prefect API (tests: the `prefect_api` fixture)."""
+    # Prefect: loaded only here, after the caller's ensure_prefect_api() (the CLI's scenario
+    # commands import this module first).
     from agentcycle.flows.agent_session import run_session
-    from agentcycle.knowledge import load_pack
 
     directory = Path(directory).resolve()
     scenario = load_scenario(directory)
@@ -226,6 +253,8 @@ def run_scenario(
         max_cycles=first_part,
         replay_dir=directory,
     )
+    if llm:
+        set_session_llm(session_dir, llm)
     run_session(session_dir, verbosity="quiet")
     deleted: list[str] = []
     if scenario.zombie:
@@ -235,5 +264,6 @@ def run_scenario(
         run_session(session_dir, verbosity="quiet")
     result = _result(directory.name, session_dir)
     result.events.extend(f"scenario deleted {path}" for path in deleted)
+    result.expected_programs = list(scenario.expected_programs)
     result.problems = check(scenario, result)
     return result

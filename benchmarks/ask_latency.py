@@ -35,7 +35,7 @@ def main() -> int:
     questions, root = load_set(DEFAULT_DEV)
     ensure_corpus(args.corpus, root)
 
-    from agentcycle.flows.server import ensure_prefect_api
+    from agentcycle.server import ensure_prefect_api
 
     ensure_prefect_api()
     from agentcycle.agent.research import ResearchConfig, research

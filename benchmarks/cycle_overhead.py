@@ -10,6 +10,7 @@ Prefect, and prints seconds per cycle for each and their difference.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -18,23 +19,23 @@ NOOP_PACK = Path(__file__).resolve().parent / "packs" / "noop"
 
 
 def bare_session(session_dir: Path) -> int:
-    """The cycle loop without Prefect: decide → run → parse → record, same functions."""
-    from agentcycle.agent.session import (
-        decide_next,
-        execute,
-        finish_cycle,
-        make_record,
-        parse_run_log,
-    )
-    from agentcycle.agent.state import utc_now
+    """The cycle loop without Prefect: retrieve → decide → run → parse → record → remember,
+    the same functions the flow's tasks call."""
+    from agentcycle.agent.program.record import finish_cycle, make_record, parse_run_log
+    from agentcycle.agent.program.session import decide_next, execute
+    from agentcycle.agent.program.state import load_session, utc_now
     from agentcycle.knowledge import load_pack
     from agentcycle.storage.datasets import append_rows
+    from agentcycle.tasks.experience import remember, retrieve_for_cycle
     from agentcycle.tasks.rows import cycle_rows, event_rows, metric_rows
 
     cycles = 0
     while True:
         started = utc_now()
-        state, decision = decide_next(session_dir)
+        # The same work the cycle flow does around the decision: recall, then remember.
+        cycle = load_session(session_dir).next_cycle
+        experience = retrieve_for_cycle(str(session_dir), cycle, use_task=False)
+        state, decision = decide_next(session_dir, experience=experience)
         pack = load_pack(state.pack)
         result = parsed = None
         if not decision.stop:
@@ -45,6 +46,7 @@ def bare_session(session_dir: Path) -> int:
         append_rows("cycles", cycle_rows(state, record))
         append_rows("metrics", metric_rows(state, record))
         append_rows("events", event_rows(state.session_id, record.cycle, decision.events))
+        remember(str(session_dir), decision)
         cycles += 1
         if decision.stop:
             return cycles
@@ -53,10 +55,10 @@ def bare_session(session_dir: Path) -> int:
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="agentcycle-bench-"))
     os.environ.setdefault("AGENTCYCLE_HOME", str(work / "home"))
-    from agentcycle.flows.server import ensure_prefect_api
+    from agentcycle.server import ensure_prefect_api
 
     api = ensure_prefect_api()
-    from agentcycle.agent.session import create_session
+    from agentcycle.agent.program.session import create_session
     from agentcycle.flows.agent_session import run_session
     from agentcycle.knowledge import load_pack
 
@@ -87,6 +89,8 @@ def main() -> None:
     print(f"bare graph + subprocess : {bare * 1000:7.1f} ms per cycle")
     print(f"Prefect flows           : {flows * 1000:7.1f} ms per cycle")
     print(f"orchestration overhead  : {(flows - bare) * 1000:7.1f} ms per cycle (target <= 250)")
+    # Nothing left in /tmp; a server of a home made here stops itself once it is gone.
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

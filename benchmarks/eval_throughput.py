@@ -59,8 +59,9 @@ def build_suite(dev: Path, n: int, folder: Path) -> Path:
 
 def direct_seconds(suite_path: Path, corpus: str) -> float:
     """Every sample answered, scored and recorded by plain calls (no Prefect)."""
-    from agentcycle.agent.eval_suites import load_suite
-    from agentcycle.flows.evaluate import evaluate_sample, new_run_id
+    from agentcycle.evaluation.runs import new_run_id
+    from agentcycle.evaluation.samples import evaluate_sample
+    from agentcycle.evaluation.suites import load_suite
     from agentcycle.tasks.research import LocalTools
 
     suite = load_suite(suite_path)
@@ -92,11 +93,11 @@ def main() -> int:
     parser.add_argument("--corpus", default="qa-dev")
     args = parser.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    from agentcycle.flows.server import ensure_prefect_api
+    from agentcycle.server import ensure_prefect_api
 
     ensure_prefect_api()  # before Prefect is imported
-    from agentcycle.agent.eval_suites import load_suite
-    from agentcycle.flows.evaluate import ensure_corpus
+    from agentcycle.evaluation.runs import ensure_corpus
+    from agentcycle.evaluation.suites import load_suite
 
     n = args.questions
     with tempfile.TemporaryDirectory() as folder:

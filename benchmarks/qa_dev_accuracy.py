@@ -1,20 +1,23 @@
-"""Rules-only accuracy of the research agent on shared/data/qa/dev.yaml, by question type.
+"""Rules-only accuracy of the research agent, by question type, on a QA set and split.
 
-    .venv/bin/python benchmarks/qa_dev_accuracy.py [--dev PATH] [--corpus NAME]
-        [--direct] [--memory] [--verbose]
+    .venv/bin/python benchmarks/qa_dev_accuracy.py [--set dev|answers|PATH]
+        [--split all|tune|check] [--corpus NAME] [--flow] [--memory] [--retrieval]
+        [--verbose]
 
-Ingests the set's corpus (incremental: unchanged files cost a hash) into the current
-agentcycle home (AGENTCYCLE_HOME, else ./.agentcycle), then answers every question in
-rules-only mode through the real `ask` flow (or, with --direct, the same graph with
-plain storage tools and no Prefect). QA memory is off unless --memory: a remembered
-answer would measure the cache, not the agent.
+`--set answers` is the project's own set (`evaluation/question_sets/answers.yaml`,
+split by a fixed hash of the id: `tune` 60 %, `check` 40 %); `--set dev` (default) is
+`shared/data/qa/dev.yaml`. The corpus is ingested incrementally into the current
+agentcycle home; answers come from the research graph with plain storage tools (or,
+with --flow, the real `ask` flow). QA memory is off unless --memory.
 
-Scoring is `agentcycle.agent.scorers` (shared with the `eval` flow), the set's own
-rule: case-insensitive, whitespace-normalised "contains" of the answer or an accepted
-variant; multiple choice by letter; an unanswerable question
-is correct when the agent answers "insufficient evidence". Citation grounding is
-checked independently of the agent: each cited sentence must occur (whitespace
-normalised) in the text of the chunk it cites, read back from the corpus table.
+Two correctness figures per type, from `agentcycle.evaluation.scorers`: `contains`
+(the answer text holds an accepted answer anywhere) and `direct` (it is on the first
+line, what a reader sees; MC: the letter and the option's text). Refusals are scored
+as a classifier: precision = refused questions that were unanswerable, recall =
+unanswerable questions refused. Citation grounding is checked independently of the
+agent: each cited sentence must occur (whitespace normalised) in the text of the chunk
+it cites, read back from the corpus table. `--retrieval` first prints recall@5/10 of
+the gold quotes for each retrieval variant (`benchmarks/retrieval_variants.py`).
 """
 
 from __future__ import annotations
@@ -28,13 +31,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT.parent / "shared"
 DEFAULT_DEV = SHARED / "data" / "qa" / "dev.yaml"
-TARGETS = {"simple": 0.70, "mc": 0.70, "unanswerable": 0.80}
+SETS = {"dev": DEFAULT_DEV, "answers": PROJECT / "evaluation/question_sets/answers.yaml"}
+TARGETS = {"answerable": 0.85, "mc": 0.85, "unanswerable": 0.80}
 
 
 def norm(text: str) -> str:
-    from agentcycle.agent.scorers import norm as normalise
+    from agentcycle.evaluation.scorers import norm as normalise
 
     return normalise(text)
 
@@ -55,14 +60,14 @@ def ensure_corpus(name: str, root: Path) -> None:
     print(report.summary(), file=sys.stderr)
 
 
-def correct(question: dict[str, Any], result: Any) -> bool:
-    """The suite scorers' verdict (agent.scorers): the first correctness scorer decides."""
-    from agentcycle.agent.eval_suites import QaSample
-    from agentcycle.agent.scorers import score_qa
+def verdicts(question: dict[str, Any], result: Any) -> dict[str, bool]:
+    """{scorer name: correct} from the suite scorers, for this sample."""
+    from agentcycle.evaluation.scorers import score_qa
+    from agentcycle.evaluation.suites import QaSample
 
     sample = QaSample.model_validate(question)
     scores = score_qa(sample, result.answer, result.insufficient, result.mc_letter)
-    return scores[0].score == 1.0
+    return {s.scorer: s.score == 1.0 for s in scores}
 
 
 def grounding(corpus: str, results: list[Any]) -> tuple[int, int]:
@@ -93,19 +98,19 @@ def grounding(corpus: str, results: list[Any]) -> tuple[int, int]:
 
 
 def answer_all(
-    questions: list[dict[str, Any]], corpus: str, direct: bool, memory: bool
+    questions: list[dict[str, Any]], corpus: str, flow: bool, memory: bool
 ) -> list[tuple[dict[str, Any], Any, float]]:
-    if direct:
+    if not flow:
         from agentcycle.agent.research import ResearchConfig, research
         from agentcycle.tasks.research import LocalTools
 
-        tools = LocalTools(corpus)
+        tools = LocalTools(corpus, record=False)
         config = ResearchConfig(use_memory=memory, write_memory=memory)
 
         def run(q: dict[str, Any]) -> Any:
             return research(q["question"], tools, q.get("choices"), config)
     else:
-        from agentcycle.flows.server import ensure_prefect_api
+        from agentcycle.server import ensure_prefect_api
 
         ensure_prefect_api()
         from agentcycle.flows.ask import run_ask
@@ -127,45 +132,95 @@ def answer_all(
     return answered
 
 
+def _rate(marks: list[bool]) -> str:
+    return f"{sum(marks):>3}/{len(marks):<3} {sum(marks) / len(marks):>5.0%}" if marks else "-"
+
+
+def report(answered: list[tuple[dict[str, Any], Any, float]], verbose: bool) -> dict[str, float]:
+    """Print the per-type table and the refusal figures; return the headline rates."""
+    contains: dict[str, list[bool]] = defaultdict(list)
+    direct: dict[str, list[bool]] = defaultdict(list)
+    refused_unanswerable = refused_answerable = unanswerable = answerable = 0
+    for q, result, seconds in answered:
+        marks = verdicts(q, result)
+        kind = q["type"]
+        if kind == "unanswerable":
+            unanswerable += 1
+            ok = marks.get("insufficient", False)
+            refused_unanswerable += ok
+            contains[kind].append(ok)
+            direct[kind].append(ok)
+        else:
+            ok_c = marks.get("mc_letter", marks.get("contains", False))
+            ok = marks.get("direct", False)
+            contains[kind].append(ok_c)
+            direct[kind].append(ok)
+            if kind != "mc":
+                answerable += 1
+                refused_answerable += bool(result.insufficient)
+        if verbose or not ok:
+            first = result.answer.splitlines()[0][:100] if result.answer else ""
+            print(f"{'ok ' if ok else 'MISS'} {q['id']} {kind:<12} {seconds:5.2f}s  {first}")
+    answerable_direct = direct["simple"] + direct["multi_hop"]
+    answerable_contains = contains["simple"] + contains["multi_hop"]
+    print(f"\n{'type':<14}{'contains':>14}{'direct':>14}{'target':>8}")
+    for kind in ("simple", "multi_hop", "mc", "unanswerable"):
+        if contains.get(kind):
+            target = f"{TARGETS[kind]:.0%}" if kind in TARGETS else "-"
+            print(f"{kind:<14}{_rate(contains[kind]):>14}{_rate(direct[kind]):>14}{target:>8}")
+    if answerable_direct:
+        print(
+            f"{'answerable':<14}{_rate(answerable_contains):>14}{_rate(answerable_direct):>14}"
+            f"{TARGETS['answerable']:>8.0%}"
+        )
+    refused = refused_unanswerable + refused_answerable
+    precision = refused_unanswerable / refused if refused else 1.0
+    recall = refused_unanswerable / unanswerable if unanswerable else 1.0
+    wrongly = refused_answerable / answerable if answerable else 0.0
+    print(
+        f"refusals: precision {precision:.0%} ({refused_unanswerable}/{refused}), recall "
+        f"{recall:.0%} ({refused_unanswerable}/{unanswerable}, target 80%); answerable "
+        f"refused {refused_answerable}/{answerable} ({wrongly:.0%}, target <= 5%)"
+    )
+    return {
+        "answerable_direct": sum(answerable_direct) / max(1, len(answerable_direct)),
+        "mc_direct": sum(direct["mc"]) / max(1, len(direct["mc"])),
+        "refusal_recall": recall,
+        "answerable_refused": wrongly,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dev", type=Path, default=DEFAULT_DEV)
+    parser.add_argument("--set", default="dev", help="dev, answers or a path")
+    parser.add_argument("--split", default="all", choices=["all", "tune", "check"])
     parser.add_argument("--corpus", default="qa-dev")
-    parser.add_argument("--direct", action="store_true", help="graph only, no Prefect flow")
+    parser.add_argument("--flow", action="store_true", help="through the Prefect ask flow")
     parser.add_argument("--memory", action="store_true", help="use QA memory")
+    parser.add_argument("--retrieval", action="store_true", help="print retrieval recall")
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    questions, root = load_set(args.dev)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    path = SETS.get(args.set, Path(args.set))
+    questions, root = load_set(path)
+    from agentcycle.evaluation.split import select
+
+    if args.split != "all":
+        questions = select(questions, args.split)
     ensure_corpus(args.corpus, root)
-    answered = answer_all(questions, args.corpus, args.direct, args.memory)
-    by_type: dict[str, list[bool]] = defaultdict(list)
-    for q, result, seconds in answered:
-        ok = correct(q, result)
-        by_type[q["type"]].append(ok)
-        if args.verbose or not ok:
-            first = result.answer.splitlines()[0][:110] if result.answer else ""
-            print(
-                f"{'ok ' if ok else 'MISS'} {q['id']} {q['type']:<12} {seconds:5.2f}s "
-                f"steps={len(result.steps)} {first}"
-            )
+    if args.retrieval:
+        from retrieval_variants import print_recall
+
+        print_recall(args.corpus, questions, root)
+    answered = answer_all(questions, args.corpus, args.flow, args.memory)
+    print(
+        f"\nrules-only, {'ask flow' if args.flow else 'graph only'}, {len(answered)} "
+        f"questions from {path.name} (split {args.split})"
+    )
+    report(answered, args.verbose)
     good, total = grounding(args.corpus, [r for _, r, _ in answered])
     latencies = [s for _, _, s in answered]
-    print(
-        f"\nrules-only, {'graph only' if args.direct else 'ask flow'}, "
-        f"{len(answered)} questions from {args.dev.name}"
-    )
-    print(f"{'type':<14}{'correct':>9}{'accuracy':>10}{'target':>8}")
-    for kind in ("simple", "multi_hop", "mc", "unanswerable"):
-        marks = by_type.get(kind, [])
-        if marks:
-            target = f"{TARGETS[kind]:.0%}" if kind in TARGETS else "-"
-            print(
-                f"{kind:<14}{sum(marks):>4}/{len(marks):<4}{sum(marks) / len(marks):>10.0%}"
-                f"{target:>8}"
-            )
-    overall = [m for marks in by_type.values() for m in marks]
-    print(f"{'all':<14}{sum(overall):>4}/{len(overall):<4}{sum(overall) / len(overall):>10.0%}")
     rate = good / total if total else 1.0
     print(f"citations grounded: {good}/{total} ({rate:.0%}, target 100%)")
     print(

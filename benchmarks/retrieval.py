@@ -61,7 +61,7 @@ def distinct_chunk_texts(paths: list[Path]) -> list[str]:
 
 
 def bench_ingest(paths: list[Path]) -> None:
-    from agentcycle.flows.server import ensure_prefect_api
+    from agentcycle.server import ensure_prefect_api
     from agentcycle.storage.embedding import DEFAULT_BATCH_SIZE, embed_dtype, get_model
 
     texts = distinct_chunk_texts(paths)
@@ -239,7 +239,7 @@ def stop_prefect() -> None:
     """Send the flow's last log lines, then stop the server the ingest benchmark started."""
     from prefect.logging.handlers import APILogHandler
 
-    from agentcycle.flows.server import stop_server
+    from agentcycle.server import stop_server
 
     APILogHandler().flush()
     stop_server()

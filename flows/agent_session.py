@@ -10,46 +10,68 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.client.orchestration import get_client
-from prefect.runtime import flow_run
+from prefect.client.orchestration import SyncPrefectClient, get_client
+from prefect.context import FlowRunContext
 from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
-from agentcycle.agent.events import Verbosity, format_events
-from agentcycle.agent.session import create_session, new_session_id, reap_orphans
-from agentcycle.agent.state import load_session, save_session, utc_now, write_atomic
+from agentcycle.agent.program.checkpoint import CheckpointMode, set_checkpoint
+from agentcycle.agent.program.events import Verbosity, format_events
+from agentcycle.agent.program.llm_plan import session_llm, set_session_llm
+from agentcycle.agent.program.session import create_session, new_session_id, reap_orphans
+from agentcycle.agent.program.state import load_session, save_session, utc_now, write_atomic
 from agentcycle.config import sessions_dir
-from agentcycle.flows.diagnosis import write_diagnosis
-from agentcycle.flows.summary import session_html, session_markdown
 from agentcycle.knowledge import load_pack
+from agentcycle.reports.diagnosis import write_diagnosis
+from agentcycle.reports.summary import session_html, session_markdown
+from agentcycle.tasks.checkpoint import at_checkpoint
+from agentcycle.tasks.experience import (
+    embed_session_task,
+    remember_task,
+    retrieve_for_cycle,
+    retrieved,
+)
 from agentcycle.tasks.program import (
     TransientProgramError,
+    artifact_key,
     decide_task,
     parse_log_task,
     record_task,
     run_program_task,
 )
+from agentcycle.tasks.reconcile import reconcile_session
 
 
 def _rename_current_flow_run(name: str) -> None:
-    """Name the cycle's flow run once the decision is known: session, cycle and program.
+    """Complete the cycle's flow run name once the decision is known: add the program.
 
-    The flow has no name template on purpose: a template costs an API call at start,
-    and the name is only complete after the decision anyway.
+    The run is named `<session>-cycle-NN` at creation (its template), so no log line
+    or UI row ever shows a random name; the program is only known after the decision.
     """
-    run_id = flow_run.get_id()
-    if run_id:
-        with get_client(sync_client=True) as client:
-            client.update_flow_run(run_id, name=name)
+    context = FlowRunContext.get()
+    if context is not None and context.flow_run is not None:
+        if isinstance(context.client, SyncPrefectClient):  # the engine's own: no new client
+            context.client.update_flow_run(context.flow_run.id, name=name)
+        else:
+            with get_client(sync_client=True) as client:
+                client.update_flow_run(context.flow_run.id, name=name)
 
 
-@flow(name="agent_cycle", log_prints=False)
+# Named at creation (before its first log line), completed with the program once decided.
+@flow(name="agent_cycle", flow_run_name="{label}-cycle-{cycle:02d}", log_prints=False)
 def agent_cycle(session_dir: str, cycle: int, label: str, verbosity: Verbosity = "normal") -> bool:
-    """One decision and, unless it is STOP, one program run. Returns True when the session ended."""
+    """Retrieve, one decision and, unless it is STOP, one program run, then remember.
+
+    Returns True when the session ended.
+    """
     logger = get_run_logger()
     started_at = utc_now()
-    next_cycle, pack_ref, decision = decide_task(session_dir)
+    experience = retrieve_for_cycle(session_dir, cycle)  # memory, before PLAN
+    next_cycle, pack_ref, decision = decide_task.with_options(
+        task_run_name=f"decide-cycle-{cycle:02d}"
+    )(session_dir, experience)
     if next_cycle != cycle:
         raise RuntimeError(f"session is at cycle {next_cycle}, flow asked for {cycle}")
+    decision = at_checkpoint(session_dir, decision)  # a person approves here, if asked to
     _rename_current_flow_run(f"{label}-cycle-{cycle:02d}-{decision.program}")
     result = parsed = None
     if not decision.stop:
@@ -62,10 +84,15 @@ def agent_cycle(session_dir: str, cycle: int, label: str, verbosity: Verbosity =
         parsed = parse_log_task.with_options(
             task_run_name=f"parse-{decision.program}-c{cycle:02d}"
         )(str(result.log_path), decision.program, pack_ref, result.exit_code)
-    record = record_task(session_dir, decision, result, parsed, started_at)
+    record = record_task.with_options(task_run_name=f"record-cycle-{cycle:02d}")(
+        session_dir, decision, result, parsed, started_at
+    )
+    # the finished cycle becomes a `runs` row
+    remember_task.with_options(task_run_name=f"remember-cycle-{cycle:02d}")(session_dir, decision)
     if decision.diagnosis is not None:
         state = load_session(Path(session_dir))
-        path = write_diagnosis(Path(session_dir), decision.diagnosis, state.session_id)
+        found = retrieved(Path(session_dir)).get(cycle)  # quoted: docs and past cases
+        path = write_diagnosis(Path(session_dir), decision.diagnosis, state.session_id, found)
         state.diagnosis = str(path)
         save_session(Path(session_dir), state)
         logger.error("diagnosed %s: see %s", decision.diagnosis.name, path)
@@ -86,6 +113,7 @@ def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal")
     directory = Path(session_dir)
     state = load_session(directory)
     interrupted = reap_orphans(directory)
+    reconcile_session(directory)  # cycles a kill kept from the datasets (idempotent)
     if interrupted:
         get_run_logger().warning("resuming: %s; rerunning it", interrupted)
     # The session's own heartbeat thread has started already; only the cycles run without.
@@ -94,10 +122,16 @@ def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal")
             agent_cycle(session_dir, state.next_cycle, label, verbosity)
             state = load_session(directory)
     pack = load_pack(state.pack)
-    markdown = session_markdown(state, pack)
-    create_markdown_artifact(markdown=markdown, description=f"Session {state.session_id}")
+    memory = retrieved(directory)
+    markdown = session_markdown(state, pack, memory)
+    create_markdown_artifact(
+        key=artifact_key(state.session_id, "summary"),
+        markdown=markdown,
+        description=f"Session {state.session_id}",
+    )
     write_atomic(directory / "summary.md", markdown)
-    write_atomic(directory / "summary.html", session_html(state, pack))
+    write_atomic(directory / "summary.html", session_html(state, pack, memory))
+    embed_session_task(state.session_id)  # the runs' vectors, one batch, after the work
     return {"session_id": state.session_id, "status": state.status, "cycles": len(state.cycles)}
 
 
@@ -115,10 +149,22 @@ def agent_run(
     max_cycles: int = 20,
     session_dir: str | None = None,
     verbosity: Verbosity = "normal",
+    provider: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    checkpoint: CheckpointMode = "never",
+    checkpoint_timeout_s: int = 3600,
 ) -> dict:
-    """Create a session and run it: what a deployment triggered from Prefect runs."""
+    """Create a session and run it: what a deployment triggered from Prefect runs
+    (`provider`, `model`, `base_url`: the LLM that plans it; none: the rules;
+    `checkpoint`: when a person approves a decision, see `agentcycle approve`)."""
+    llm = session_llm(provider, model, base_url)  # checked before anything is written
     loaded = load_pack(pack)
     session_id = new_session_id(loaded.name)
     directory = Path(session_dir) if session_dir else sessions_dir() / session_id
     create_session(loaded, pack, Path(input_dir), directory.resolve(), goal, max_cycles, session_id)
+    if llm:
+        set_session_llm(directory.resolve(), llm)
+    if checkpoint != "never":
+        set_checkpoint(directory.resolve(), checkpoint, checkpoint_timeout_s)
     return agent_session(str(directory.resolve()), session_id, verbosity)

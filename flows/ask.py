@@ -57,7 +57,8 @@ def answer_markdown(result: ResearchResult, corpus: str, latency_s: float) -> st
         ]
         parts.append("")
     parts.append(
-        f"LLM calls {c.llm_calls} · retrieval calls {c.retrieval_calls} · chars in "
+        f"LLM calls {c.llm_calls} ({c.llm_failed_calls} failed, {c.llm_fallbacks} fallbacks)"
+        f" · retrieval calls {c.retrieval_calls} · chars in "
         f"{c.chars_in} / out {c.chars_out} · parse failures {c.parse_failures} · "
         f"citations stripped {c.citations_stripped} · re-prompts {c.reprompts}"
     )
@@ -137,6 +138,8 @@ def ask_flow(
         result.counters.retrieval_calls,
         result.counters.llm_calls,
     )
+    if result.counters.llm_warning:  # never a silent success on a dead or failing LLM
+        logger.warning("%s", result.counters.llm_warning)
     return result
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agentcycle.knowledge.errors_schema import DiagnosableErrorsFile, RecoverableErrorsFile
+from agentcycle.knowledge.metrics_schema import MetricsFile
 from agentcycle.knowledge.schema import FileCategoriesFile, ProgramsFile, WorkflowsFile
 
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
@@ -21,6 +23,9 @@ PACK_FILES: dict[str, type[BaseModel]] = {
     "programs": ProgramsFile,
     "workflows": WorkflowsFile,
     "file_categories": FileCategoriesFile,
+    "metrics": MetricsFile,
+    "recoverable_errors": RecoverableErrorsFile,
+    "diagnosable_errors": DiagnosableErrorsFile,
 }
 
 

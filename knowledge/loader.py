@@ -21,6 +21,7 @@ from agentcycle.knowledge.errors_schema import DiagnosableErrorsFile, Recoverabl
 from agentcycle.knowledge.metrics_schema import MetricsFile
 from agentcycle.knowledge.pack import Pack
 from agentcycle.knowledge.probes import CONTENT_PROBES, PROBES
+from agentcycle.knowledge.safe_yaml import YamlLimitError, check_size, compose_limited, construct
 from agentcycle.knowledge.schema import (
     STOP,
     FieldProblem,
@@ -78,18 +79,27 @@ def _index_lines(node: yaml.Node, path: LinePath, lines: dict[LinePath, int]) ->
 def read_yaml(path: Path) -> YamlDocument:
     """Parse one YAML file; syntax errors and duplicate keys become PackErrors with a line."""
     try:
+        check_size(path)
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise PackError([f"{path}:1: (file): not found"]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError([f"{path}:1: (file): cannot read: {exc}"]) from None
+    except YamlLimitError as exc:
+        raise PackError([f"{path}:1: (file): {exc}"]) from None
+    except UnicodeDecodeError:
+        raise PackError([f"{path}:1: (file): not UTF-8 text"]) from None
+    except OSError as exc:
+        raise PackError([f"{path}:1: (file): cannot read: {exc.strerror or exc}"]) from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = compose_limited(text)
+        data = construct(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         raise PackError([f"{path}:{line}: (yaml): {exc.problem or exc.context}"]) from None
+    except yaml.YAMLError as exc:
+        raise PackError([f"{path}:1: (yaml): {' '.join(str(exc).split())[:200]}"]) from None
+    except YamlLimitError as exc:
+        raise PackError([f"{path}:1: (yaml): {exc}"]) from None
     lines: dict[LinePath, int] = {}
     if node is not None:
         _index_lines(node, (), lines)
@@ -207,7 +217,11 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
         if name in parsed:
             problems.extend(_check_error_programs(programs_file, parsed[name], docs[name]))
     if "metrics.yaml" in parsed:
-        problems.extend(_check_metrics(programs_file, parsed["metrics.yaml"], docs["metrics.yaml"]))
+        problems.extend(
+            _check_metrics(
+                programs_file, parsed["metrics.yaml"], docs["metrics.yaml"], workflows_file
+            )
+        )
     if problems:
         raise PackError(problems)
     default = workflows_file.default or next(iter(workflows_file.workflows))
@@ -215,6 +229,7 @@ def _load_pack_cached(directory: Path, stamps: tuple[tuple[str, int], ...]) -> P
         name=directory.name,
         directory=str(directory),
         failure_markers=programs_file.failure_markers,
+        log_identification=programs_file.log_identification,
         programs=programs_file.programs,
         workflows=workflows_file.workflows,
         default_workflow=default,
@@ -300,16 +315,35 @@ def _check_error_programs(programs: ProgramsFile, errors: Any, doc: YamlDocument
     return problems
 
 
-def _check_metrics(programs: ProgramsFile, metrics: MetricsFile, doc: YamlDocument) -> list[str]:
-    """Stop rules and best-file stages name real programs."""
+def _check_metrics(
+    programs: ProgramsFile,
+    metrics: MetricsFile,
+    doc: YamlDocument,
+    workflows: WorkflowsFile | None = None,
+) -> list[str]:
+    """Stop rules and best-file stages name real programs; scoped stop rules a real
+    workflow or experiment type."""
     problems = []
     names = set(programs.programs)
-    rules = metrics.stop_rules
-    if rules:
+    if workflows is not None:
+        scopes = set(workflows.workflows) | {
+            w.experiment_type for w in workflows.workflows.values() if w.experiment_type
+        }
+        for scope in metrics.workflow_stop_rules:
+            if scope not in scopes:
+                loc = ("workflow_stop_rules", scope)
+                problems.append(doc.problem(loc, f"no workflow or experiment type {scope!r}"))
+    scoped = [(("stop_rules",), metrics.stop_rules)] + [
+        (("workflow_stop_rules", scope), rules)
+        for scope, rules in metrics.workflow_stop_rules.items()
+    ]
+    for where, rules in scoped:
+        if rules is None:
+            continue
         for key in ("refinement_programs", "validation_programs", "refine_after"):
             for index, name in enumerate(getattr(rules, key)):
                 if name not in names:
-                    loc = ("stop_rules", key, index)
+                    loc = (*where, key, index)
                     problems.append(doc.problem(loc, f"unknown program {name!r}"))
     for category, scoring in metrics.best_files_scoring.items():
         for stage in scoring.stages:

@@ -75,6 +75,10 @@ class StopRules(Strict):
     hopeless_above: float | None = Field(
         default=0.50, description="Stop when the target metric is above this after refining."
     )
+    hopeless_below: float | None = Field(
+        default=None,
+        description="For a higher-is-better target (map CC): stop when it is below this.",
+    )
     max_refinements: int | None = Field(default=3, ge=1)
     refine_after: list[str] = Field(
         default_factory=list,
@@ -115,4 +119,17 @@ class MetricsFile(Strict):
     thresholds: dict[str, Threshold] = Field(default_factory=dict)
     summary: list[SummaryRow] = Field(default_factory=list)
     stop_rules: StopRules | None = None
+    workflow_stop_rules: dict[str, StopRules] = Field(
+        default_factory=dict,
+        description="Stop rules for one workflow or experiment type (cryoem succeeds on "
+        "map CC, not R-free); `stop_rules` governs every other workflow.",
+    )
     best_files_scoring: dict[str, CategoryScoring] = Field(default_factory=dict)
+
+    def rules_for(self, *scopes: str | None) -> StopRules | None:
+        """The stop rules of the first scope (workflow name, experiment type) that has
+        its own, else the pack-wide ones."""
+        for scope in scopes:
+            if scope and scope in self.workflow_stop_rules:
+                return self.workflow_stop_rules[scope]
+        return self.stop_rules

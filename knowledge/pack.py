@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from agentcycle.knowledge.errors_schema import DiagnosableError, RecoverableError
+from agentcycle.knowledge.log_schema import LogIdentification
 from agentcycle.knowledge.metrics_schema import MetricsFile
 from agentcycle.knowledge.schema import FileCategory, Program, Strict, Workflow
 
@@ -15,6 +16,7 @@ class Pack(Strict):
     name: str
     directory: str
     failure_markers: list[str]
+    log_identification: LogIdentification = Field(default_factory=LogIdentification)
     programs: dict[str, Program]
     workflows: dict[str, Workflow]
     default_workflow: str

@@ -11,6 +11,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agentcycle.knowledge.log_schema import (
+    LogIdentification,
+    LogIdentity,
+    MetricPattern,
+    valid_regex,
+)
+
 STOP = "STOP"
 """The pseudo-program that ends a session; a decision like any program."""
 
@@ -32,16 +39,6 @@ class FieldProblem(ValueError):
     def __init__(self, path: tuple[str | int, ...], message: str):
         super().__init__(message)
         self.path = path
-
-
-def valid_regex(value: str | None) -> str | None:
-    """A pattern from a pack must compile; say why when it does not."""
-    if value is not None:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"invalid regular expression {value!r}: {exc}") from exc
-    return value
 
 
 def dotted_extensions(value: list[str]) -> list[str]:
@@ -133,30 +130,6 @@ class OutputSpec(Strict):
     )
 
 
-class MetricPattern(Strict):
-    """How to read one quality metric from a program's log."""
-
-    pattern: str = Field(description="Regular expression; group 1 (or the match) is the value.")
-    type: Literal["float", "int", "string", "bool"] = "float"
-    extract: Literal["first", "last"] = "last"
-    pick_min: bool = Field(default=False, description="Take the smallest of all matches.")
-    pick_max: bool = False
-    fallback_pattern: str | None = None
-    value: str | None = Field(
-        default=None, description="Constant value to record when the pattern matches."
-    )
-
-    _regex = field_validator("pattern", "fallback_pattern")(
-        classmethod(lambda cls, v: valid_regex(v))
-    )
-
-    @model_validator(mode="after")
-    def _one_pick(self) -> MetricPattern:
-        if self.pick_min and self.pick_max:
-            raise ValueError("pick_min and pick_max cannot both be true")
-        return self
-
-
 class DoneTracking(Strict):
     """How the workflow counts a program as done.
 
@@ -201,6 +174,10 @@ class Program(Strict):
     )
     log_detection: list[str] = Field(
         default_factory=list, description="Phrases that identify this program's log."
+    )
+    log_identity: LogIdentity = Field(
+        default_factory=LogIdentity,
+        description="Other names and phrase sets that identify this program's log.",
     )
     command: list[CommandItem] = Field(min_length=1)
     inputs: dict[str, InputSlot] = Field(default_factory=dict)
@@ -480,6 +457,7 @@ class ProgramsFile(Strict):
         default_factory=list,
         description="Terminal phrases that mark a run as failed even with exit code 0.",
     )
+    log_identification: LogIdentification = Field(default_factory=LogIdentification)
     programs: dict[str, Program] = Field(min_length=1)
 
 

@@ -33,8 +33,13 @@ from agentcycle.storage.chunking import (
     file_kind,
     parse_file,
 )
-from agentcycle.storage.embedding import DIM
-from agentcycle.storage.tables import open_table, sql_quote
+from agentcycle.storage.embedding import (
+    DEFAULT_MODEL,
+    EmbeddingModel,
+    embed,
+    model_of_schema,
+)
+from agentcycle.storage.tables import lancedb_dir, open_table, sql_quote
 
 if TYPE_CHECKING:
     import lancedb
@@ -59,10 +64,17 @@ CHUNK_SCHEMA = pa.schema(
         ("end_char", pa.int64()),
         ("text", pa.string()),
         ("chunk_hash", pa.string()),
-        ("vector", pa.list_(pa.float32(), DIM)),
+        ("vector", pa.list_(pa.float32(), DEFAULT_MODEL.dim)),
         ("ingested_at", pa.timestamp("us", tz="UTC")),
     ]
 )
+
+
+def chunk_schema(model: EmbeddingModel = DEFAULT_MODEL) -> pa.Schema:
+    """A corpus table's schema: vectors of the model's size, the model named in metadata."""
+    vector = CHUNK_SCHEMA.get_field_index("vector")
+    return CHUNK_SCHEMA.set(vector, pa.field("vector", pa.list_(pa.float32(), model.dim))) \
+        .with_metadata(model.metadata())
 
 
 # --------------------------------------------------------------------------- names
@@ -77,12 +89,23 @@ def validate_corpus_name(name: str) -> str:
     return name
 
 
+def broken_table(name: str, exc: BaseException) -> UserError:
+    """A LanceDB table that cannot be read, as one line with its path and the repair."""
+    detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+    return UserError(f"{lancedb_dir() / (name + '.lance')}: LanceDB table {name} is unreadable "
+                     f"({detail}); run `agentcycle store check --repair`")
+
+
 def table_name(corpus: str) -> str:
     return TABLE_PREFIX + validate_corpus_name(corpus)
 
 
-def open_corpus(corpus: str, create: bool = False) -> lancedb.table.Table:
-    table = open_table(table_name(corpus), CHUNK_SCHEMA if create else None)
+def open_corpus(corpus: str, create: bool = False,
+                model: EmbeddingModel = DEFAULT_MODEL) -> lancedb.table.Table:
+    try:
+        table = open_table(table_name(corpus), chunk_schema(model) if create else None)
+    except (OSError, RuntimeError, ValueError) as exc:  # a broken table: one line, a hint
+        raise broken_table(table_name(corpus), exc) from None
     if table is None:
         raise UserError(f"corpus {corpus!r} does not exist; run `agentcycle ingest {corpus} PATH`")
     return table
@@ -257,7 +280,7 @@ def known_vectors(table: lancedb.table.Table, hashes: Iterable[str]) -> dict[str
         result = table.search().where(where).select(["chunk_hash", "vector"]) \
             .limit(None).to_arrow()
         vectors = result.column("vector").combine_chunks().flatten().to_numpy()
-        vectors = vectors.reshape(-1, DIM)
+        vectors = vectors.reshape(-1, table.schema.field("vector").type.list_size)
         for digest, vector in zip(result.column("chunk_hash").to_pylist(), vectors, strict=True):
             found[digest] = vector
     return found
@@ -291,9 +314,16 @@ def rows_to_table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
 
     columns = {}
     for name in schema.names:
-        if name == "vector":
+        if name == "vector" and any(r.get("vector") is None for r in rows):
+            columns[name] = pa.array(  # some rows not embedded yet (runs: embedded later)
+                [None if r.get("vector") is None else np.asarray(r["vector"], np.float32)
+                 for r in rows],
+                type=schema.field(name).type,
+            )
+        elif name == "vector":
             flat = np.asarray([r["vector"] for r in rows], dtype=np.float32).reshape(-1)
-            columns[name] = pa.FixedSizeListArray.from_arrays(pa.array(flat), DIM)
+            size = schema.field("vector").type.list_size
+            columns[name] = pa.FixedSizeListArray.from_arrays(pa.array(flat), size)
         else:
             columns[name] = pa.array([r.get(name) for r in rows], type=schema.field(name).type)
     return pa.table(columns, schema=schema)
@@ -317,7 +347,7 @@ def write_chunks(table: lancedb.table.Table, rows: list[dict[str, Any]],
             .when_not_matched_insert_all()
         if replaced:
             merge = merge.when_not_matched_by_source_delete(_files_filter(replaced))
-        merge.execute(rows_to_table(rows, CHUNK_SCHEMA))
+        merge.execute(rows_to_table(rows, chunk_schema(model_of_schema(table.schema))))
     elif replaced:
         table.delete(_files_filter(replaced))
 
@@ -383,15 +413,23 @@ class IngestReport:
 
 
 def default_embedder(texts: list[str], hashes: list[str]) -> np.ndarray:
-    from agentcycle.storage.embedding import embed
-
     return embed(texts)
 
 
-def ingest(corpus: str, paths: Sequence[Path], embedder: Embedder = default_embedder,
-           min_vector_rows: int = VECTOR_INDEX_MIN_ROWS) -> IngestReport:
-    """Bring a corpus up to date with the given files and folders (see module docstring)."""
+def ingest(corpus: str, paths: Sequence[Path], embedder: Embedder | None = None,
+           min_vector_rows: int = VECTOR_INDEX_MIN_ROWS,
+           model: EmbeddingModel | None = None) -> IngestReport:
+    """Bring a corpus up to date with the given files and folders (see module docstring).
+
+    `model` comes from `corpus_models.prepare_corpus_model` (None: the corpus's own model,
+    the packaged one for a new corpus); `embedder`
+    must embed with that model (None: embed in process with it).
+    """
     started = time.perf_counter()
+    model = model or model_of_schema(open_corpus(corpus, create=True).schema)
+    if embedder is None:
+        def embedder(texts: list[str], hashes: list[str]) -> np.ndarray:
+            return embed(texts, model=model)
     plan = plan_ingest(corpus, paths)
     report = IngestReport(plan.corpus, len(plan.new), len(plan.changed), len(plan.unchanged),
                           len(plan.deleted), list(plan.skipped))

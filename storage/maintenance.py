@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from agentcycle.storage.datasets import SCHEMAS, data_files, merge_small_files, row_count
-from agentcycle.storage.tables import LockBusy, connect, file_lock, lancedb_dir, table_names
+from agentcycle.storage.health import all_dataset_problems, warn_once
+from agentcycle.storage.tables import (
+    LockBusy,
+    connect,
+    file_lock,
+    lancedb_dir,
+    lancedb_exists,
+    table_names,
+)
 
 LOCK_NAME = "store-compact"
 KEEP_VERSIONS_FOR = timedelta(hours=1)  # readers of an older version get this long
@@ -58,7 +66,7 @@ def compact(older_than: timedelta = KEEP_VERSIONS_FOR) -> CompactReport:
     with file_lock(LOCK_NAME, blocking=False):
         for name in SCHEMAS:
             report.parquet_files[name] = merge_small_files(name)
-        if lancedb_dir().exists():
+        if lancedb_exists():
             db = connect()
             for name in table_names(db):
                 table = db.open_table(name)
@@ -76,12 +84,13 @@ def _dir_bytes(path: Path) -> int:
 def info() -> list[dict[str, Any]]:
     """One row per dataset and table: kind, name, rows, files or versions, bytes, indexes."""
     rows: list[dict[str, Any]] = []
+    warn_once(all_dataset_problems())  # counted as 0 rows below: say why, once
     for name in SCHEMAS:
         files = data_files(name)
         rows.append({"kind": "parquet", "name": name, "rows": row_count(name),
                      "files": len(files), "bytes": sum(f.stat().st_size for f in files),
                      "indexes": ""})
-    if lancedb_dir().exists():
+    if lancedb_exists():
         db = connect()
         for name in table_names(db):
             table = db.open_table(name)

@@ -1,6 +1,7 @@
-"""What the agents remember: run artifacts (`runs`) and answered questions (`qa_memory`).
+"""What the agents remember: run logs (`run_logs`) and answered questions (`qa_memory`).
 
-`runs` holds program logs and session summaries, chunked and embedded like a corpus, so
+One row per finished cycle lives in `runs` (storage/runs.py). `run_logs` holds program
+logs and session summaries, chunked and embedded like a corpus, so
 a later decision can ask "what happened last time this program ran on data like this"
 and get the passages back by meaning or by exact words. `qa_memory` caches answers:
 a new question whose embedding is within the cosine threshold of a stored one (0.92 by
@@ -31,11 +32,11 @@ if TYPE_CHECKING:
     import lancedb
     import numpy as np
 
-RUNS_TABLE = "runs"
+RUN_LOGS_TABLE = "run_logs"
 QA_TABLE = "qa_memory"
 DEFAULT_QA_THRESHOLD = 0.92
 
-RUNS_SCHEMA = pa.schema(
+RUN_LOGS_SCHEMA = pa.schema(
     [
         ("chunk_id", pa.string()),
         ("session_id", pa.string()),
@@ -70,15 +71,15 @@ QA_SCHEMA = pa.schema(
 )
 
 
-def runs_table(create: bool = True) -> lancedb.table.Table | None:
-    return open_table(RUNS_TABLE, RUNS_SCHEMA if create else None)
+def run_logs_table(create: bool = True) -> lancedb.table.Table | None:
+    return open_table(RUN_LOGS_TABLE, RUN_LOGS_SCHEMA if create else None)
 
 
 def qa_table(create: bool = True) -> lancedb.table.Table | None:
     return open_table(QA_TABLE, QA_SCHEMA if create else None)
 
 
-# --------------------------------------------------------------------------- runs
+# --------------------------------------------------------------------------- run logs
 
 def record_run_artifact(text: str, *, session_id: str, program: str, kind: str = "log",
                         cycle: int | None = None, file: str = "",
@@ -97,7 +98,7 @@ def record_run_artifact(text: str, *, session_id: str, program: str, kind: str =
          "vector": vector, "recorded_at": now}
         for chunk, chunk_id, vector in zip(chunks, ids, vectors, strict=True)
     ]
-    append_rows(runs_table(), rows, RUNS_SCHEMA, full_text=True)
+    append_rows(run_logs_table(), rows, RUN_LOGS_SCHEMA, full_text=True)
     return len(rows)
 
 
@@ -114,7 +115,7 @@ def append_rows(table: lancedb.table.Table, rows: list[dict[str, Any]], schema: 
 def similar_runs(query: str, k: int = 5, program: str | None = None, mode: str = "hybrid",
                  session_id: str | None = None) -> list[dict[str, Any]]:
     """Passages of earlier logs and summaries most like the query (optionally one program)."""
-    table = runs_table(create=False)
+    table = run_logs_table(create=False)
     if table is None or table.count_rows() == 0:
         return []
     extra = " AND ".join(

@@ -20,11 +20,14 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.dataset as pads
 
 from agentcycle.errors import UserError
-from agentcycle.storage.datasets import SCHEMAS, has_files, parquet_glob
+from agentcycle.storage import location
+from agentcycle.storage.datasets import SCHEMAS, dataset_dir, readable_files
+from agentcycle.storage.health import dataset_problems, table_problem, warn_once
 from agentcycle.storage.tables import connect as lancedb_connect
-from agentcycle.storage.tables import lancedb_dir, table_names, view_name
+from agentcycle.storage.tables import lancedb_exists, table_names, view_name
 
 REPORTS_DIR = Path(__file__).resolve().parent / "reports"
 FORMATS = ("table", "csv", "json")
@@ -39,14 +42,23 @@ class QueryError(UserError):
 
 
 def _register_lancedb(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """One view per LanceDB table (plus the corpus union); returns the corpus names."""
-    if not lancedb_dir().exists():
+    """One view per readable LanceDB table (plus the corpus union); returns the corpus names.
+
+    A table that cannot be opened is reported once and left out; the rest still answer.
+    """
+    if not lancedb_exists():
         return []
     db = lancedb_connect()
     corpora = []
     for name in table_names(db):
         view = view_name(name)
-        con.register(f"_lance_{view}", db.open_table(name).to_lance())
+        try:
+            lance = db.open_table(name).to_lance()
+        except Exception:  # a broken table costs a warning, never the query
+            problem = table_problem(db, name)
+            warn_once([problem] if problem else [])
+            continue
+        con.register(f"_lance_{view}", lance)
         con.execute(f'CREATE VIEW "{view}" AS SELECT * FROM "_lance_{view}"')
         if name.startswith(CORPUS_PREFIX):
             corpora.append(name.removeprefix(CORPUS_PREFIX))
@@ -60,21 +72,56 @@ def _register_lancedb(con: duckdb.DuckDBPyConnection) -> list[str]:
     return corpora
 
 
+_SCHEMAS: dict[tuple[str, int, int], pa.Schema] = {}
+
+
+def _file_schema(path: Path) -> pa.Schema:
+    """A file's schema, read once per process per version of the file."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = location.read_schema(path)
+    return _SCHEMAS[key]
+
+
+def _dataset_source(name: str, root: Path | None) -> pa.Table | pads.Dataset:
+    """What a dataset's view reads: its readable files as one Arrow dataset.
+
+    Arrow reads the files, not DuckDB, so DuckDB can run with file access switched off.
+    Columns are the union of every file's columns (old layouts show NULL in new ones).
+    Unreadable files and a dataset folder that is not a folder are reported once.
+    """
+    problems = dataset_problems(name, root)
+    warn_once(problems)
+    files = readable_files(name, root)
+    if not files:
+        return pa.Table.from_pylist([], schema=SCHEMAS[name])
+    schemas = [_file_schema(f) for f in files]
+    schema = pa.unify_schemas([SCHEMAS[name], *schemas], promote_options="permissive")
+    partitioning = pads.partitioning(pa.schema([("date", pa.string())]), flavor="hive")
+    if (remote := location.remote_datasets(root)) is not None:  # objects read through Arrow
+        return pads.dataset([f.path for f in files], schema=schema, format="parquet",
+                            partitioning=partitioning, filesystem=remote[0],
+                            partition_base_dir=f"{remote[1]}/{name}")
+    return pads.dataset([str(f) for f in files], schema=schema, format="parquet",
+                        partitioning=partitioning,
+                        partition_base_dir=str(dataset_dir(name, root)))
+
+
 def connect(root: Path | None = None, lancedb: bool = True) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with one view per dataset and LanceDB table."""
+    """An in-memory DuckDB connection with one view per dataset and LanceDB table.
+
+    File access is then switched off and locked: SQL sees the views and nothing else
+    (no `COPY ... TO`, no `read_text('/etc/...')`, no ATTACH, no extension installs).
+    """
     con = duckdb.connect()
-    for name, schema in SCHEMAS.items():
-        if has_files(name, root):
-            glob = parquet_glob(name, root).replace("'", "''")
-            con.execute(
-                f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{glob}', "
-                "hive_partitioning = true, union_by_name = true)"
-            )
-        else:
-            con.register(f"_{name}_empty", pa.Table.from_pylist([], schema=schema))
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM _{name}_empty")
+    for name in SCHEMAS:
+        con.register(f"_{name}_source", _dataset_source(name, root))
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM _{name}_source")
     if lancedb:
         _register_lancedb(con)
+    con.execute("SET enable_external_access = false")
+    con.execute("SET lock_configuration = true")
     return con
 
 

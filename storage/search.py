@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentcycle.errors import UserError
-from agentcycle.storage.corpus import open_corpus
+from agentcycle.storage.corpus import broken_table, open_corpus
+from agentcycle.storage.embedding import DEFAULT_MODEL, embed_one, model_of_schema
 from agentcycle.storage.tables import sql_quote
 
 if TYPE_CHECKING:
@@ -175,10 +176,8 @@ def ranked_rows(table: lancedb.table.Table, query: str, mode: str, limit: int,
     """Candidate rows, best first, each with `_score` and per-mode `_scores`."""
     if mode not in MODES:
         raise UserError(f"--mode: {mode!r} is not one of {', '.join(MODES)}")
-    if mode != "text" and query_vector is None:
-        from agentcycle.storage.embedding import embed_one
-
-        query_vector = embed_one(query)
+    if mode != "text" and query_vector is None:  # the table's own model embeds the query
+        query_vector = embed_one(query, model_of_schema(table.schema))
     has_text = bool(query.strip())
     if mode == "vector" or (mode == "hybrid" and not has_text):
         rows = _vector_rows(table, query_vector, limit, where, columns)
@@ -225,11 +224,20 @@ def search(corpus: str, query: str, k: int = 10, mode: Mode = "hybrid",
     if not query.strip():
         raise UserError("search: the query is empty")
     table = open_corpus(corpus)
-    if table.count_rows() == 0:  # every file deleted: no index to search, nothing to find
+    try:
+        empty = table.count_rows() == 0
+    except (OSError, RuntimeError) as exc:
+        raise broken_table(table.name, exc) from None
+    if empty:  # every file deleted: no index to search, nothing to find
         return []
     reranker = reranker or default_reranker()
-    rows = ranked_rows(table, query, mode, candidate_depth(k, mode, reranker),
-                       search_filter(file, heading), query_vector=query_vector)
+    if model_of_schema(table.schema) != DEFAULT_MODEL:
+        query_vector = None  # a caller's vector is the default model's: never mix models
+    try:
+        rows = ranked_rows(table, query, mode, candidate_depth(k, mode, reranker),
+                           search_filter(file, heading), query_vector=query_vector)
+    except (OSError, RuntimeError) as exc:  # Lance on a damaged table: one line, a hint
+        raise broken_table(table.name, exc) from None
     hits: list[Hit] = []
     seen: set[str] = set()
     for row in rows:

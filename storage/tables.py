@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from agentcycle.config import home_dir
 from agentcycle.errors import UserError
+from agentcycle.storage import location
 
 if TYPE_CHECKING:
     import lancedb
@@ -32,6 +33,11 @@ class LockBusy(UserError):
 
 def lancedb_dir() -> Path:
     return home_dir() / "lancedb"
+
+
+def lancedb_exists() -> bool:
+    """Whether there may be tables to read (on an object store, listing tells: assume so)."""
+    return location.store_uri() is not None or lancedb_dir().is_dir()
 
 
 def locks_dir() -> Path:
@@ -57,8 +63,8 @@ def file_lock(name: str, blocking: bool = True) -> Iterator[Path]:
 
 
 _handles_lock = threading.Lock()
-_connections: dict[Path, lancedb.DBConnection] = {}
-_tables: dict[tuple[Path, str], lancedb.table.Table] = {}
+_connections: dict[str, lancedb.DBConnection] = {}
+_tables: dict[tuple[str, str], lancedb.table.Table] = {}
 
 
 def connect() -> lancedb.DBConnection:
@@ -69,17 +75,18 @@ def connect() -> lancedb.DBConnection:
     """
     import lancedb
 
-    root = lancedb_dir()
+    uri, options = location.lancedb_target(lancedb_dir())
     with _handles_lock:
-        if root not in _connections:
-            root.mkdir(parents=True, exist_ok=True)
-            _connections[root] = lancedb.connect(
-                str(root), read_consistency_interval=timedelta(0))
-        return _connections[root]
+        if uri not in _connections:
+            if not options:  # local disk (an object store has no folders to make)
+                lancedb_dir().mkdir(parents=True, exist_ok=True)
+            _connections[uri] = lancedb.connect(
+                uri, read_consistency_interval=timedelta(0), storage_options=options or None)
+        return _connections[uri]
 
 
 def table_names(db: lancedb.DBConnection | None = None) -> list[str]:
-    if db is None and not lancedb_dir().exists():
+    if db is None and not lancedb_exists():
         return []
     db = db or connect()
     names: list[str] = []
@@ -98,8 +105,10 @@ def open_table(name: str, schema: pa.Schema | None = None) -> lancedb.table.Tabl
     Handles are kept per process: a table opened anew each query would reload its index
     metadata every time, which costs more than the search itself.
     """
-    key = (lancedb_dir(), name)
+    key = (location.lancedb_target(lancedb_dir())[0], name)
     table = _tables.get(key)
+    if table is None and schema is None and not lancedb_exists():
+        return None  # reading never creates the store
     if table is None:
         db = connect()
         if name in table_names(db):
@@ -112,6 +121,13 @@ def open_table(name: str, schema: pa.Schema | None = None) -> lancedb.table.Tabl
         with _handles_lock:
             table = _tables.setdefault(key, table)
     return table
+
+
+def forget_handles() -> None:
+    """Drop cached connections and tables (a table was moved away or rebuilt)."""
+    with _handles_lock:
+        _tables.clear()
+        _connections.clear()
 
 
 def view_name(table: str) -> str:

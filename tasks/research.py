@@ -21,11 +21,11 @@ from typing import Any
 from prefect import task
 from prefect.context import TaskRunContext
 
-from agentcycle.agent.llm import LLMProvider, chat_transport, make_provider
+from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
 from agentcycle.storage.corpus import open_corpus, table_name
-from agentcycle.storage.embedding import embed
+from agentcycle.storage.embedding import DEFAULT_MODEL, embed, embed_one, model_of_schema
 from agentcycle.storage.memory import lookup_answer, remember_answer
 from agentcycle.storage.search import search
 from agentcycle.storage.tables import lancedb_dir, sql_quote
@@ -147,8 +147,9 @@ class LocalTools:
         import numpy as np
 
         where = "chunk_id IN (" + ", ".join(sql_quote(c) for c in chunk_ids) + ")"
+        table = open_corpus(self.corpus)
         rows = (
-            open_corpus(self.corpus)
+            table
             .search()
             .where(where)
             .select(["chunk_id", "vector"])
@@ -157,7 +158,8 @@ class LocalTools:
             .to_pylist()
         )
         vectors = {r["chunk_id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
-        query_vector = _query_vector(query)
+        model = model_of_schema(table.schema)  # the corpus's own model, never another's
+        query_vector = _query_vector(query) if model == DEFAULT_MODEL else embed_one(query, model)
         return [float(vectors[c] @ query_vector) if c in vectors else 0.0 for c in chunk_ids]
 
     def prepare(self, texts: list[str]) -> None:
@@ -265,8 +267,6 @@ def llm_call_task(settings: dict[str, Any], system: str, user: str) -> str:
 
 @lru_cache(maxsize=8)
 def _transport_for(settings_json: str) -> Any:
-    from agentcycle.agent.llm import LLMSettings
-
     settings = json.loads(settings_json)
     return chat_transport(
         LLMSettings.resolve(

@@ -20,7 +20,13 @@ from prefect import task
 from prefect.context import TaskRunContext
 
 from agentcycle.storage.datasets import append_rows
-from agentcycle.storage.embedding import DEFAULT_BATCH_SIZE, DIM, embed, model_id
+from agentcycle.storage.embedding import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_MODEL,
+    EmbeddingModel,
+    embed,
+    model_id,
+)
 from agentcycle.storage.search import Hit, search
 
 if TYPE_CHECKING:
@@ -32,7 +38,7 @@ EMBED_BATCH = 64  # chunks per task: big enough that task overhead is ~2 % of th
 
 
 def _chunk_hash_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
-    digest = hashlib.sha256(model_id().encode())
+    digest = hashlib.sha256(model_id(parameters.get("model") or DEFAULT_MODEL).encode())
     for chunk_hash in parameters["hashes"]:
         digest.update(chunk_hash.encode())
     return f"embed-{digest.hexdigest()}"
@@ -45,24 +51,26 @@ def _chunk_hash_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
     cache_expiration=timedelta(days=30),
     retries=1,
 )
-def embed_chunks_task(texts: list[str], hashes: list[str]) -> np.ndarray:
-    """Vectors for one batch of chunks (the hashes key the cache; texts are embedded)."""
-    return embed(texts, batch_size=DEFAULT_BATCH_SIZE)
+def embed_chunks_task(texts: list[str], hashes: list[str],
+                      model: EmbeddingModel = DEFAULT_MODEL) -> np.ndarray:
+    """Vectors for one batch of chunks (model and hashes key the cache; texts are embedded)."""
+    return embed(texts, batch_size=DEFAULT_BATCH_SIZE, model=model)
 
 
 def embed_in_batches(
-    texts: list[str], hashes: list[str], batch_size: int = EMBED_BATCH, progress: Any = None
+    texts: list[str], hashes: list[str], batch_size: int = EMBED_BATCH, progress: Any = None,
+    model: EmbeddingModel = DEFAULT_MODEL,
 ) -> np.ndarray:
     """Embed many chunks through cached tasks, in length order; rows match the inputs."""
     import numpy as np
 
     order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), hashes[i]))
-    vectors = np.zeros((len(texts), DIM), dtype=np.float32)
+    vectors = np.zeros((len(texts), model.dim), dtype=np.float32)
     for start in range(0, len(order), batch_size):
         picked = order[start : start + batch_size]
         batch = embed_chunks_task.with_options(
             task_run_name=f"embed-{start // batch_size + 1:04d}"
-        )([texts[i] for i in picked], [hashes[i] for i in picked])
+        )([texts[i] for i in picked], [hashes[i] for i in picked], model)
         vectors[picked] = batch
         if progress is not None:
             progress.update(len(picked))

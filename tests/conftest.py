@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,12 +25,53 @@ TOY_PACK = TESTS_DIR / "packs" / "toy"
 _HOME = Path(tempfile.mkdtemp(prefix="agentcycle-test-home-"))
 os.environ["AGENTCYCLE_HOME"] = str(_HOME)
 os.environ.pop("PREFECT_API_URL", None)  # the session's own server, never a user's
+# A long test (the wheel install) can leave the shared server without clients for longer
+# than the 30-minute default; a killed run's server still stops on its own in 2 hours.
+os.environ.setdefault("AGENTCYCLE_SERVER_IDLE_MINUTES", "120")
+# Every process this test run starts inherits the marker, so its servers can be told
+# from other people's on a shared machine (xdist workers inherit the controller's).
+SERVER_MARKER = "AGENTCYCLE_TEST_RUN"
+os.environ.setdefault(SERVER_MARKER, uuid.uuid4().hex)
+
+
+def _servers_of_this_run() -> list[tuple[int, str]]:
+    """(pid, argv) of every agentcycle or Prefect server process this test run started."""
+    marker = f"{SERVER_MARKER}={os.environ[SERVER_MARKER]}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if not any(word in argv for word in ("server_watch", "server start", "uvicorn")):
+                continue
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append((int(entry.name), argv.strip()))
+        except OSError:
+            continue
+    return found
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run (and clean up) when a test left a Prefect server running."""
+    if hasattr(session.config, "workerinput"):
+        return  # the controller checks once, after every worker has finished
+    import signal
+
+    left = _servers_of_this_run()
+    for pid, _argv in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    if left:
+        listing = "; ".join(f"{pid}: {argv[:120]}" for pid, argv in left)
+        print(f"\nERROR: the tests left {len(left)} server process(es) running: {listing}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")
 def prefect_api() -> Iterator[str]:
     """A real Prefect server started through agentcycle's own server code, shared by all tests."""
-    from agentcycle.flows.server import ensure_prefect_api, stop_server
+    from agentcycle.server import ensure_prefect_api, stop_server
 
     url = ensure_prefect_api()
     from prefect.settings import PREFECT_API_URL, temporary_settings
@@ -55,7 +97,7 @@ def toy_inputs(tmp_path: Path) -> Path:
 
 def cli_command(*args: str) -> list[str]:
     """argv for the installed CLI in this interpreter's environment."""
-    return [sys.executable, "-m", "agentcycle.flows.cli", *args]
+    return [sys.executable, "-m", "agentcycle.cli.main", *args]
 
 
 CHROMIUM_FLAGS = [

@@ -9,12 +9,12 @@ from conftest import TOY_PACK
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcycle.agent.advice import gather_advice, sanitise
-from agentcycle.agent.directives import extract_directives
-from agentcycle.agent.graph import decide
-from agentcycle.agent.postprocess import postprocess
-from agentcycle.agent.session import create_session, refresh_advice
-from agentcycle.agent.state import CycleRecord, load_session, save_session
+from agentcycle.agent.program.advice import gather_advice, sanitise
+from agentcycle.agent.program.directives import extract_directives
+from agentcycle.agent.program.graph import decide
+from agentcycle.agent.program.postprocess import postprocess
+from agentcycle.agent.program.session import create_session, refresh_advice
+from agentcycle.agent.program.state import CycleRecord, load_session, save_session
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.schema import PLACEHOLDER, Program
 
@@ -98,7 +98,7 @@ def test_placeholders_types_and_blacklist() -> None:
 
 
 def test_failed_setting_is_blacklisted_by_the_session(tmp_path: Path, toy_inputs) -> None:
-    from agentcycle.agent.session import finish_cycle
+    from agentcycle.agent.program.record import finish_cycle
 
     toy = load_pack(TOY_PACK)
     session = tmp_path / "s"

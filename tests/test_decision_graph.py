@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import TOY_PACK
 
-from agentcycle.agent.graph import decide
-from agentcycle.agent.state import CycleRecord
-from agentcycle.agent.workflow import History, current_phase
+from agentcycle.agent.program.graph import decide
+from agentcycle.agent.program.state import CycleRecord
+from agentcycle.agent.program.workflow import History, current_phase
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.schema import Condition
 
@@ -159,7 +159,7 @@ def test_a_failed_command_is_not_repeated(pack, tmp_path: Path) -> None:
 
 
 def test_not_condition() -> None:
-    from agentcycle.agent.workflow import holds
+    from agentcycle.agent.program.workflow import holds
 
     no_model = Condition.model_validate({"not": {"has_file": "model"}})
     assert holds(no_model, History(()))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import PROJECT_ROOT, SHARED, TOY_PACK, cli_command, served
 
-from agentcycle.agent.state import load_session
+from agentcycle.agent.program.state import load_session
 
 
 def test_prefect_yaml_deploys_with_its_schedule(prefect_api: str) -> None:
@@ -47,7 +47,7 @@ def test_served_deployment_runs_a_session(
 ) -> None:
     from prefect.deployments import run_deployment
 
-    from agentcycle.flows.deploy import deploy_to_pool
+    from agentcycle.deployments.agent_run import deploy_to_pool
 
     # A work-pool deployment of the same name first (a user who ran `agentcycle deploy`):
     # serving must take the name over, or its runs go to the pool's settings and crash.

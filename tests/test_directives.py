@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import TOY_PACK
 
-from agentcycle.agent.directives import Directives, extract_directives, valid_space_group
-from agentcycle.agent.graph import decide
-from agentcycle.agent.state import CycleRecord
+from agentcycle.agent.program.directives import Directives, extract_directives, valid_space_group
+from agentcycle.agent.program.graph import decide
+from agentcycle.agent.program.state import CycleRecord
 from agentcycle.knowledge import load_pack
 
 XTAL_ALIASES = {name: spec.aliases for name, spec in load_pack("xtal").programs.items()}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentcycle.agent.duplicates import duplicate_problem
-from agentcycle.agent.state import CycleRecord
+from agentcycle.agent.program.duplicates import duplicate_problem
+from agentcycle.agent.program.state import CycleRecord
 
 BASE = [
     "servalcat",

@@ -10,17 +10,17 @@ import pytest
 import yaml
 from conftest import PROJECT_ROOT, TOY_PACK
 
-from agentcycle.agent.best_files import rebuild_best_files, update_locks
-from agentcycle.agent.command import FilePool, select_file
-from agentcycle.agent.files import categorise, matches_word
-from agentcycle.agent.graph import decide
-from agentcycle.agent.logparse import detect_program, parse_log
-from agentcycle.agent.placement import cell_mismatch, placement
-from agentcycle.agent.postprocess import check_flag_value, strategy_tokens
-from agentcycle.agent.session import create_session, detect_workflow
-from agentcycle.agent.state import CycleRecord, SessionState
-from agentcycle.agent.stop_rules import evaluate
-from agentcycle.agent.workflow import History
+from agentcycle.agent.program.best_files import rebuild_best_files, update_locks
+from agentcycle.agent.program.command import FilePool, select_file
+from agentcycle.agent.program.files import categorise, matches_word
+from agentcycle.agent.program.graph import decide
+from agentcycle.agent.program.logparse import detect_program, parse_log
+from agentcycle.agent.program.placement import cell_mismatch, placement
+from agentcycle.agent.program.postprocess import check_flag_value, strategy_tokens
+from agentcycle.agent.program.session import create_session, detect_workflow
+from agentcycle.agent.program.state import CycleRecord, SessionState
+from agentcycle.agent.program.stop_rules import evaluate
+from agentcycle.agent.program.workflow import History
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.schema import InputSlot, StrategyFlag
 
@@ -378,7 +378,7 @@ def test_experiment_type_detection(tmp_path: Path) -> None:
 
 
 def test_half_maps_dropped_with_full_map(tmp_path: Path) -> None:
-    from agentcycle.agent.command import CommandContext, resolve_values
+    from agentcycle.agent.program.command import CommandContext, resolve_values
     from agentcycle.knowledge.schema import FileCategory, Program
 
     categories = {
@@ -430,7 +430,7 @@ def test_llm_hinted_ligand_is_rejected_from_a_model_slot(xtal, tmp_path: Path) -
 
 
 def test_one_file_fills_one_slot(tmp_path: Path) -> None:
-    from agentcycle.agent.command import CommandContext, resolve_values
+    from agentcycle.agent.program.command import CommandContext, resolve_values
     from agentcycle.knowledge.schema import FileCategory, Program
 
     categories = {"half_map": FileCategory(extensions=[".mrc"], name_patterns=["half"])}

@@ -53,7 +53,7 @@ def home(eval_home: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_scorers_record_value_expected_score_and_why() -> None:
-    from agentcycle.agent.scorers import (
+    from agentcycle.evaluation.scorers import (
         Chunk,
         contains,
         exact,
@@ -83,7 +83,7 @@ def test_scorers_record_value_expected_score_and_why() -> None:
 
 
 def test_schema_errors_name_file_sample_and_field(tmp_path: Path) -> None:
-    from agentcycle.agent.eval_suites import SuiteError, load_suite
+    from agentcycle.evaluation.suites import SuiteError, load_suite
 
     bad = tmp_path / "bad.yaml"
     bad.write_text(
@@ -97,7 +97,8 @@ def test_schema_errors_name_file_sample_and_field(tmp_path: Path) -> None:
     jsonl = tmp_path / "s.jsonl"
     jsonl.write_text(
         '{"suite": {"name": "j", "kind": "qa"}}\n'
-        '{"id": "a", "type": "mc", "question": "Q?", "answer": "B", "choices": {"A": "x"}}\n'
+        '{"id": "a", "type": "mc", "question": "Q?", "answer": "B",'
+        ' "choices": {"A": "x", "B": "y"}}\n'
         '{"id": "b", "type": "simple", "answer": "2"}\n'
     )
     with pytest.raises(SuiteError, match=r"sample b: field question"):
@@ -245,20 +246,21 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
 def test_interrupted_run_resumes_without_loss_or_repeat(
     home: Path, suite_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from agentcycle.evaluation import samples
     from agentcycle.flows import evaluate as evaluation
 
     part = evaluation.run_evaluate(suite_file, concurrency=2, limit=2, report=False)
     run_id = part["run_id"]
     assert len(raw_rows(run_id)) == 2  # "interrupted" after two samples
 
-    real = evaluation.answer_sample
+    real = samples.answer_sample
 
     def flaky(suite, sample, tools):
         if sample.id == "d021":
             raise RuntimeError("provider went away")
         return real(suite, sample, tools)
 
-    monkeypatch.setattr(evaluation, "answer_sample", flaky)
+    monkeypatch.setattr(samples, "answer_sample", flaky)
     resumed = evaluation.run_evaluate(suite_file, run_id=run_id, resume=True, report=False)
     assert resumed["samples"] == 5 and resumed["errors"] == 1
     counts = Counter(r["sample_id"] for r in raw_rows(run_id))
@@ -266,19 +268,24 @@ def test_interrupted_run_resumes_without_loss_or_repeat(
     failed = [r for r in raw_rows(run_id) if r["error"]]
     assert [r["sample_id"] for r in failed] == ["d021"] and "went away" in failed[0]["error"]
 
-    monkeypatch.setattr(evaluation, "answer_sample", real)
+    monkeypatch.setattr(samples, "answer_sample", real)
     retried = evaluation.run_evaluate(suite_file, run_id=run_id, retry_failed=True)
     assert retried["errors"] == 0 and retried["samples"] == 5
     counts = Counter(r["sample_id"] for r in raw_rows(run_id))
     assert counts["d021"] == 2 and all(counts[s] == 1 for s in SEED_IDS if s != "d021")
     again = evaluation.run_evaluate(suite_file, run_id=run_id, resume=True, report=False)
     assert len(raw_rows(run_id)) == 6 and again["samples"] == 5  # nothing left to run
+    from agentcycle.storage.query import run_query
+
+    runs = run_query("SELECT samples FROM eval_runs WHERE run_id = $r",
+                     parameters={"r": run_id}, lancedb=False)
+    assert runs.column("samples").to_pylist() == [5]  # one row per run, over all samples
 
 
 def test_compare_two_runs(first_run: dict, home: Path) -> None:
     from typer.testing import CliRunner
 
-    from agentcycle.flows.cli_eval import compare_runs
+    from agentcycle.evaluation.runs import compare_runs
     from agentcycle.storage.datasets import append_rows
 
     # Run B: the first run with two answers made wrong (a regression, on purpose).
@@ -299,7 +306,7 @@ def test_compare_two_runs(first_run: dict, home: Path) -> None:
 
     import typer
 
-    from agentcycle.flows.cli_eval import eval_command
+    from agentcycle.cli.evaluation import eval_command
 
     app = typer.Typer()
     app.command()(eval_command)
@@ -333,7 +340,7 @@ def test_cli_eval_prints_accuracy_by_type(
     import typer
     from typer.testing import CliRunner
 
-    from agentcycle.flows.cli_eval import eval_command
+    from agentcycle.cli.evaluation import eval_command
 
     monkeypatch.setenv("PREFECT_API_URL", prefect_api)  # never start a second server
     app = typer.Typer()
@@ -352,13 +359,13 @@ def test_served_evaluation_deployment_runs_and_leaves_artifacts(
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
     from prefect.deployments import run_deployment
 
-    from agentcycle.flows.eval_deploy import NIGHTLY, deployment_name, evaluate_deployments
+    from agentcycle.deployments.evaluation import NIGHTLY, deployment_name, evaluate_deployments
 
     (deployment,) = evaluate_deployments([suite_file])
     assert deployment.name == deployment_name("dev-seeds") == "eval-dev-seeds"
     assert deployment.schedules[0].schedule.cron == NIGHTLY
     code = (
-        "from agentcycle.flows.eval_deploy import serve_evaluations; "
+        "from agentcycle.deployments.evaluation import serve_evaluations; "
         f"serve_evaluations([{str(suite_file)!r}])"
     )
     with (
@@ -376,8 +383,8 @@ def test_served_evaluation_deployment_runs_and_leaves_artifacts(
 
 
 def test_epochs_repeat_every_sample_under_its_own_key(suite_file: Path) -> None:
-    from agentcycle.agent.eval_suites import load_suite
-    from agentcycle.flows.evaluate import plan
+    from agentcycle.evaluation.runs import plan
+    from agentcycle.evaluation.suites import load_suite
 
     todo = plan(load_suite(suite_file), "r", limit=2, epochs=3, resume=False, retry_failed=False)
     keys = [key for _, key, _ in todo]
@@ -389,7 +396,7 @@ def test_fail_on_regression_exits_non_zero_on_a_significant_drop(home: Path) -> 
     import typer
     from typer.testing import CliRunner
 
-    from agentcycle.flows import cli_eval
+    from agentcycle.cli import evaluation as cli_eval
     from agentcycle.storage.datasets import append_rows
 
     def run(run_id: str, wrong: set[str]) -> list[dict]:
@@ -421,7 +428,7 @@ def test_deploy_registers_a_scheduled_suite_that_a_process_worker_runs(
     from prefect.client.orchestration import get_client
     from prefect.deployments import run_deployment
 
-    from agentcycle.flows.cli import app
+    from agentcycle.cli.main import app
 
     data = yaml.safe_load(suite_file.read_text())
     suite = tmp_path / "pooled.yaml"

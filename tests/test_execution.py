@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from agentcycle.agent.execution import run_argv
+from agentcycle.agent.program.execution import run_argv
 
 CHILD_PID_SCRIPT = """
 import subprocess, sys, time
@@ -76,3 +76,43 @@ def test_on_start_gets_the_group_id(tmp_path: Path) -> None:
         on_start=seen.append,
     )
     assert seen and int((tmp_path / "run.log").read_text()) == seen[0]
+
+
+SETSID_GRANDCHILD = """
+import subprocess, sys, time
+code = '''
+import os, signal, time
+os.setsid()
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+print(os.getpid(), flush=True)
+time.sleep(120)
+'''
+subprocess.Popen([sys.executable, '-c', code], stdout=sys.stdout)
+time.sleep(SLEEP)
+"""
+
+
+def _dies(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not alive(pid)
+
+
+def test_timeout_kills_a_setsid_grandchild_that_ignores_sigterm(tmp_path: Path) -> None:
+    script = SETSID_GRANDCHILD.replace("SLEEP", "120")
+    result = run_argv([sys.executable, "-c", script], tmp_path, tmp_path / "run.log", timeout_s=2)
+    assert result.timed_out
+    assert _dies(int(result.log_path.read_text().split()[0])), "the setsid() grandchild survived"
+
+
+def test_a_daemon_left_behind_by_a_finished_program_is_killed(tmp_path: Path) -> None:
+    script = SETSID_GRANDCHILD.replace("SLEEP", "1")
+    result = run_argv([sys.executable, "-c", script], tmp_path, tmp_path / "run.log", 30)
+    assert not result.timed_out and result.exit_code == 0
+    assert _dies(int(result.log_path.read_text().split()[0])), "a left-behind daemon survived"
+
+
+def test_log_is_private(tmp_path: Path) -> None:
+    result = run_argv([sys.executable, "-c", "print(1)"], tmp_path, tmp_path / "run.log", 10)
+    assert result.log_path.stat().st_mode & 0o777 == 0o600

@@ -234,7 +234,7 @@ def test_json_schemas_are_current_and_accept_the_shipped_packs() -> None:
 
     for filename, text in schema_texts().items():
         assert (SCHEMAS_DIR / filename).read_text() == text, (
-            f"run agentcycle knowledge schema ({filename})"
+            f"run agentcycle knowledge schema --out knowledge/schemas ({filename})"
         )
     for pack in ("xtal", "phenix"):
         for kind in ("programs", "workflows", "file_categories"):

@@ -6,21 +6,23 @@ whole sessions are in tests/test_scenarios.py.
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import PROJECT_ROOT, SHARED
 
-from agentcycle.agent.engine import valid_programs
-from agentcycle.agent.files import categorise
-from agentcycle.agent.logparse import detect_program, parse_log
-from agentcycle.agent.placement import cell_mismatch
-from agentcycle.agent.session import detect_workflow
-from agentcycle.agent.state import CycleRecord
-from agentcycle.agent.stop_rules import StopVerdict
-from agentcycle.agent.workflow import History, current_phase
+from agentcycle.agent.program.engine import valid_programs
+from agentcycle.agent.program.files import categorise
+from agentcycle.agent.program.logparse import detect_program, parse_log
+from agentcycle.agent.program.placement import cell_mismatch
+from agentcycle.agent.program.session import detect_workflow
+from agentcycle.agent.program.state import CycleRecord
+from agentcycle.agent.program.stop_rules import StopVerdict, evaluate
+from agentcycle.agent.program.workflow import History, current_phase
 from agentcycle.knowledge import load_pack
-from agentcycle.knowledge.loader import PACKS_DIR
+from agentcycle.knowledge.loader import PACKS_DIR, PackError
 
 LOGS = SHARED / "data" / "phenix-logs"
 SCENARIOS = PROJECT_ROOT / "tests" / "scenarios"
@@ -43,6 +45,12 @@ NAMED_IN_ISSUE = [
     "real_space_refine",
     "map_correlations",
     "model_vs_data",
+    # the rest of the 23 programs the PHENIX agent's knowledge base declares
+    "map_symmetry",
+    "autobuild_denmod",
+    "map_to_model",
+    "validation_cryoem",
+    "holton_geometry_validation",
 ]
 
 
@@ -65,7 +73,8 @@ def atoms_pdb(path: Path, record: str = "ATOM  ", n: int = 5, cryst1: str = "") 
 def test_every_program_the_issue_names_is_declared(phenix) -> None:
     assert {f"phenix.{name}" for name in NAMED_IN_ISSUE} == set(phenix.programs)
     for name, program in phenix.programs.items():
-        assert program.tokens()[0] == name, "PHENIX command names"
+        # autobuild_denmod is phenix.autobuild run with maps_only=True
+        assert program.tokens()[0] == name.removesuffix("_denmod"), "PHENIX command names"
         assert program.log_detection, f"{name}: detect_program needs log_detection"
 
 
@@ -91,9 +100,8 @@ def test_real_logs_are_recognised_and_read(phenix) -> None:
     molprobity = (LOGS / "molprobity_4_esterase.log").read_text()
     assert detect_program(xtriage, phenix.programs) == "phenix.xtriage"
     assert detect_program(molprobity, phenix.programs) == "phenix.molprobity"
-    # A long-tail PHENIX tool the pack does not declare is not mistaken for one it does.
-    other = (LOGS / "map_to_model_412.log").read_text(errors="replace")
-    assert detect_program(other, phenix.programs) is None
+    # A log with neither a header nor a signature phrase is nobody's.
+    assert detect_program((LOGS / "fem_407.log").read_text(), phenix.programs) is None
     parsed = parse_log(xtriage, phenix.programs["phenix.xtriage"], phenix.failure_markers)
     assert parsed.metrics["anomalous_measurability"] == pytest.approx(0.198)
     assert parse_log(
@@ -283,7 +291,26 @@ def test_cryoem_routes(phenix) -> None:
         ),
         placement="placed",
     )
-    assert phase_of(phenix, "cryoem", good)[0] == "validate"
+    assert phase_of(phenix, "cryoem", good)[0] == "refine"  # the history alone: no verdict
+    # The cryoem stop rules (workflow-scoped, on map CC) end the loop; the X-ray ones
+    # (R-free) would not, since no R-free was ever measured.
+    verdict = evaluate(phenix.metrics, good, "cryoem")
+    assert verdict.at_target and verdict.reason.startswith("success: map_cc 0.85 > 0.8")
+    assert verdict.refinement_programs == ("phenix.real_space_refine",)
+    assert not evaluate(phenix.metrics, good, "xray").at_target
+    assert not evaluate(phenix.metrics, refined, "cryoem").at_target
+    assert phase_of(phenix, "cryoem", replace(good, at_target=True))[0] == "validate"
+    flat = History(
+        tuple(
+            CycleRecord(cycle=i, program="phenix.real_space_refine", metrics={"map_cc": cc})
+            for i, cc in enumerate((0.70, 0.701, 0.7015), start=1)
+        )
+    )
+    assert evaluate(phenix.metrics, flat, "cryoem").reason.startswith("plateau: map_cc")
+    poor = History(
+        (CycleRecord(cycle=1, program="phenix.real_space_refine", metrics={"map_cc": 0.1}),)
+    )
+    assert evaluate(phenix.metrics, poor, "cryoem").hopeless
 
 
 def test_phase_paths_name_only_declared_phases(phenix) -> None:
@@ -294,3 +321,14 @@ def test_phase_paths_name_only_declared_phases(phenix) -> None:
 
 def test_pack_directory_is_the_shipped_one(phenix) -> None:
     assert Path(phenix.directory) == PACKS_DIR / "phenix"
+
+
+def test_scoped_stop_rules_must_name_a_workflow(tmp_path: Path) -> None:
+    pack = tmp_path / "phenix_copy"
+    shutil.copytree(PACKS_DIR / "phenix", pack)
+    metrics = pack / "metrics.yaml"
+    metrics.write_text(metrics.read_text().replace("\n  cryoem:  ", "\n  cryo_em: ", 1))
+    with pytest.raises(PackError) as caught:
+        load_pack(str(pack))
+    assert "metrics.yaml:" in str(caught.value)
+    assert "workflow_stop_rules.cryo_em: no workflow or experiment type" in str(caught.value)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import TOY_PACK, cli_command, render_in_chromium
 
-from agentcycle.agent.recovery import Diagnosis, Recovery, examine_failure
-from agentcycle.agent.state import CycleRecord, load_session
+from agentcycle.agent.program.recovery import Diagnosis, Recovery, examine_failure
+from agentcycle.agent.program.state import CycleRecord, load_session
 from agentcycle.knowledge import load_pack
 
 AMBIGUOUS_LOG = (
@@ -38,7 +38,7 @@ def test_ambiguous_labels_pick_the_array_the_program_needs() -> None:
     )
     anomalous = pack.recoverable_errors["ambiguous_data_labels"].model_copy(deep=True)
     object.__setattr__(anomalous.resolution, "prefer", {"inspect": "anomalous"})
-    from agentcycle.agent.recovery import choose_array
+    from agentcycle.agent.program.recovery import choose_array
 
     assert (
         choose_array(anomalous, "inspect", AMBIGUOUS_LOG.split("choices:\n")[1])

@@ -156,7 +156,7 @@ def test_repeated_question_is_served_from_memory_without_retrieval(home: Path) -
 def test_cli_ask_prints_answer_and_citations(home: Path) -> None:
     import typer
 
-    from agentcycle.flows.cli_ask import ask as ask_command
+    from agentcycle.cli.ask import ask as ask_command
 
     app = typer.Typer()
     app.command()(ask_command)

@@ -15,8 +15,8 @@ from agentcycle.agent.research.state import Citation, Evidence
 from agentcycle.agent.research.synthesize import cite, pick, score_units
 from agentcycle.agent.research.text import Vocabulary, normalise, sentences, stem
 from agentcycle.agent.research.validate import check, parse_constraints
+from agentcycle.cli.ask import parse_choice_options
 from agentcycle.errors import UserError
-from agentcycle.flows.cli_ask import parse_choice_options
 
 CHUNK = (
     "## Hard Limits\n\n| Constant | Value | Why |\n|---|---|---|\n"

@@ -21,6 +21,7 @@ REQUIRED = {
     "xray_mr",
     "xray_sad",
     "cryoem_half_maps",
+    "cryoem_stop_on_map_cc",
     "xray_model_placed",
     "xray_model_not_placed",
     "xray_zombie",
@@ -40,8 +41,8 @@ def suite_rows(prefect_api: str) -> dict[str, dict]:
     the evaluate flow (each a session flow of its own); its rows by scenario name."""
     from typer.testing import CliRunner
 
-    from agentcycle.flows.cli import app
-    from agentcycle.flows.evaluate import run_samples
+    from agentcycle.cli.main import app
+    from agentcycle.evaluation.runs import run_samples
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(DEMO_DATA_ENV, str(DEMO))
@@ -94,7 +95,7 @@ def test_missing_expectation_is_an_error(tmp_path: Path) -> None:
 def test_cli_lists_and_runs_a_scenario(prefect_api: str, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from agentcycle.flows.cli_scenario import scenario_app
+    from agentcycle.cli.scenario import scenario_app
 
     runner = CliRunner()
     listed = runner.invoke(scenario_app, ["list", str(SCENARIOS)])
@@ -122,8 +123,8 @@ def test_bioimage_pack_runs_for_real(prefect_api: str, tmp_path: Path) -> None:
     """Not a replay: the pack's own script segments and counts three synthetic nuclei."""
     import numpy as np
 
-    from agentcycle.agent.session import create_session
-    from agentcycle.agent.state import load_session
+    from agentcycle.agent.program.session import create_session
+    from agentcycle.agent.program.state import load_session
     from agentcycle.flows.agent_session import run_session
     from agentcycle.knowledge import load_pack
 

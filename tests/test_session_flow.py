@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import TOY_PACK, cli_command
 
-from agentcycle.agent.state import load_session
+from agentcycle.agent.program.state import load_session
 from agentcycle.errors import UserError
 
 EXPECTED = ["inspect", "refine", "refine", "refine", "validate", "STOP"]
@@ -82,7 +82,7 @@ def test_flow_runs_and_artifacts_are_in_prefect(
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
 
-    from agentcycle.agent.session import create_session
+    from agentcycle.agent.program.session import create_session
     from agentcycle.flows.agent_session import run_session
     from agentcycle.knowledge import load_pack
 
@@ -90,7 +90,7 @@ def test_flow_runs_and_artifacts_are_in_prefect(
     state = create_session(load_pack(TOY_PACK), str(TOY_PACK), toy_inputs, session, max_cycles=2)
     result = run_session(session)
     assert result["status"] == "max_cycles"
-    from agentcycle.agent.session import raise_max_cycles
+    from agentcycle.agent.program.session import raise_max_cycles
 
     reopened = raise_max_cycles(session, 3)
     assert reopened.status == "running" and [c.program for c in reopened.cycles] == [
@@ -228,7 +228,7 @@ def test_broken_pack_writes_no_session(tmp_path: Path, toy_inputs: Path) -> None
 
 def test_help_does_not_import_heavy_libraries() -> None:
     probe = (
-        "import sys; from agentcycle.flows.cli import app; "
+        "import sys; from agentcycle.cli.main import app; "
         "heavy = [m for m in ('prefect', 'torch', 'lancedb', 'langgraph') if m in sys.modules]; "
         "print(heavy)"
     )

@@ -62,7 +62,7 @@ def store_environment(home: Path, api: str | None = None) -> Iterator[None]:
     for key in ENV_KEYS[1:]:
         os.environ.pop(key, None)
     try:
-        from agentcycle.flows.server import ensure_prefect_api
+        from agentcycle.server import ensure_prefect_api
 
         api = api or ensure_prefect_api()
         from prefect.settings import (
@@ -101,7 +101,7 @@ def store_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
         api = os.environ["PREFECT_API_URL"]
     yield Store(home, api, seeds, first)
     with store_environment(home, api):
-        from agentcycle.flows.server import stop_server
+        from agentcycle.server import stop_server
 
         stop_server()
 
@@ -248,7 +248,7 @@ def test_search_task_records_retrievals(store: Store) -> None:
 
 
 def test_cli_search_report_store_and_refusals(store: Store, tmp_path: Path) -> None:
-    from agentcycle.flows.cli_store import app
+    from agentcycle.cli.store import app
 
     runner = CliRunner()
     result = runner.invoke(

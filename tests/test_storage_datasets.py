@@ -24,7 +24,7 @@ from agentcycle.storage.corpus import (
     rows_to_table,
 )
 from agentcycle.storage.embedding import DIM
-from agentcycle.storage.memory import RUNS_SCHEMA, append_rows, runs_table
+from agentcycle.storage.memory import RUN_LOGS_SCHEMA, append_rows, run_logs_table
 from agentcycle.storage.search import search
 from agentcycle.storage.tables import LockBusy, file_lock
 
@@ -81,7 +81,7 @@ def _writer(home: str, writer: int) -> None:
                 for i in range(ROWS_PER_BATCH)
             ],
         )
-        append_rows(runs_table(), run_rows(writer, batch), RUNS_SCHEMA, full_text=True)
+        append_rows(run_logs_table(), run_rows(writer, batch), RUN_LOGS_SCHEMA, full_text=True)
 
 
 def test_parallel_writers_land_every_row_exactly_once(home: Path) -> None:
@@ -99,10 +99,10 @@ def test_parallel_writers_land_every_row_exactly_once(home: Path) -> None:
         for i in range(ROWS_PER_BATCH)
     )
     events = query.run_query("SELECT session_id FROM events").column(0).to_pylist()
-    runs = query.run_query("SELECT chunk_id FROM runs").column(0).to_pylist()
+    runs = query.run_query("SELECT chunk_id FROM run_logs").column(0).to_pylist()
     assert sorted(events) == expected
     assert sorted(runs) == expected
-    assert [c.index_type for c in runs_table().list_indices()] == ["FTS"]
+    assert [c.index_type for c in run_logs_table().list_indices()] == ["FTS"]
 
 
 def test_new_datasets_append_and_appear_as_views() -> None:

@@ -59,7 +59,7 @@ def test_run_logs_are_found_again_by_meaning_and_by_program() -> None:
         kind="summary",
         markdown=True,
     )
-    assert stored == memory.runs_table().count_rows() > 20
+    assert stored == memory.run_logs_table().count_rows() > 20
     twin = memory.similar_runs("twin law and twin fraction estimate", k=3)
     assert twin and all(row["program"] == "xtriage" for row in twin)
     rama = memory.similar_runs("Ramachandran favored outliers rotamer", k=3, mode="text")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from conftest import render_in_chromium
 
-from agentcycle.agent.events import format_events
-from agentcycle.agent.state import CycleRecord, SessionState
-from agentcycle.flows.summary import key_metric_plot, session_html, session_markdown
+from agentcycle.agent.program.events import format_events
+from agentcycle.agent.program.state import CycleRecord, SessionState
 from agentcycle.knowledge import load_pack
+from agentcycle.reports.summary import key_metric_plot, session_html, session_markdown
 
 
 def xtal_state() -> SessionState:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import PROJECT_ROOT, cli_command
 
-from agentcycle.agent.logparse import parse_log
-from agentcycle.agent.state import SessionState, load_session
+from agentcycle.agent.program.logparse import parse_log
+from agentcycle.agent.program.state import SessionState, load_session
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.probes import coot_monomer_library, mtz_amplitude_labels
 

@@ -11,10 +11,16 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from langgraph.errors import GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 
-from agentcycle.agent.research import nodes
-from agentcycle.agent.research.state import ResearchConfig, ResearchResult, ResearchState
+from agentcycle.agent.research import node_answer, node_finish, nodes
+from agentcycle.agent.research.state import (
+    INSUFFICIENT,
+    ResearchConfig,
+    ResearchResult,
+    ResearchState,
+)
 from agentcycle.agent.research.tools import ResearchTools
 
 RECURSION_LIMIT = 80
@@ -36,14 +42,14 @@ def research_graph() -> Any:
         ("refuse", nodes.refuse_node),
         ("classify", nodes.classify_node),
         ("plan", nodes.plan_node),
-        ("recall", nodes.recall_node),
+        ("recall", node_finish.recall_node),
         ("execute", nodes.execute_node),
         ("evaluate", nodes.evaluate_node),
         ("replan", nodes.replan_node),
-        ("synthesize", nodes.synthesize_node),
-        ("verify", nodes.verify_node),
-        ("mc_select", nodes.mc_select_node),
-        ("finalize", nodes.finalize_node),
+        ("synthesize", node_answer.synthesize_node),
+        ("verify", node_answer.verify_node),
+        ("mc_select", node_finish.mc_select_node),
+        ("finalize", node_finish.finalize_node),
     ):
         graph.add_node(name, node)
     graph.add_edge(START, "injection")
@@ -57,7 +63,7 @@ def research_graph() -> Any:
     graph.add_conditional_edges("replan", nodes.after_replan, ["execute", "synthesize"])
     graph.add_edge("synthesize", "verify")
     graph.add_conditional_edges(
-        "verify", nodes.after_verify, ["execute", "synthesize", "mc_select"]
+        "verify", node_answer.after_verify, ["execute", "synthesize", "mc_select"]
     )
     graph.add_edge("mc_select", "finalize")
     graph.add_edge("finalize", END)
@@ -71,14 +77,25 @@ def research(
     config: ResearchConfig | None = None,
 ) -> ResearchResult:
     """Answer one question with citations (or refuse, or say the evidence is insufficient)."""
-    state = research_graph().invoke(
-        {
-            "question": question,
-            "choices": choices or {},
-            "config": config or ResearchConfig(),
-            "trace": [],
-        },
-        config={"configurable": {"tools": tools}, "recursion_limit": RECURSION_LIMIT},
-    )
+    try:
+        state = research_graph().invoke(
+            {
+                "question": question,
+                "choices": choices or {},
+                "config": config or ResearchConfig(),
+                "trace": [],
+            },
+            config={"configurable": {"tools": tools}, "recursion_limit": RECURSION_LIMIT},
+        )
+    except GraphRecursionError:
+        # Every loop is bounded (steps, iterations, re-prompts, tool calls); should one
+        # still run away, the reader gets an honest answer, not a traceback.
+        return ResearchResult(
+            question=question,
+            answer=f"{INSUFFICIENT} (the research loop hit its step limit)",
+            direct=INSUFFICIENT,
+            insufficient=True,
+            trace=[f"stopped: more than {RECURSION_LIMIT} graph steps"],
+        )
     result: ResearchResult = state["result"]
     return result.model_copy(update={"trace": state.get("trace", [])})

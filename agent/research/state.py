@@ -41,6 +41,9 @@ class ResearchConfig:
         default_factory=lambda: _env_float("EVAL_CONFIDENCE_THRESHOLD", 0.45)
     )
     min_support: float = 0.55  # share of the question's IDF mass one passage must cover
+    # When no step reached the evaluator threshold, the evidence must cover more of the
+    # question before it is trusted (MiniLM similarities run low on paraphrases).
+    min_support_uncompleted: float = 0.65
     min_confidence: float = 0.20  # below this mean similarity nothing is on topic
     max_completed_steps: int = 3
     max_iterations: int = 4
@@ -62,6 +65,10 @@ class ResearchConfig:
     max_tool_calls: int = 5  # DocuChat: retrieval rounds per answer
     max_reprompts: int = 3
     max_iterations_gate: int = 10
+    # Refuse when the best evidence never names what the question asks for (its focus
+    # words: "the default *port*"): near-miss questions find passages on the right
+    # subject that do not hold the fact.
+    refuse_missing_focus: bool = True
 
 
 class Evidence(BaseModel):
@@ -105,6 +112,9 @@ class Counters(BaseModel):
     """Observability (legal-RAG seed): what one answer cost."""
 
     llm_calls: int = 0
+    llm_failed_calls: int = 0  # calls the server failed (down, timeout, HTTP error)
+    llm_fallbacks: int = 0  # steps the rules did because the LLM gave nothing usable
+    llm_warning: str = ""  # one line for the user when the LLM did not do its part
     retrieval_calls: int = 0
     chars_in: int = 0
     chars_out: int = 0
@@ -119,6 +129,8 @@ class ResearchResult(BaseModel):
 
     question: str
     answer: str
+    direct: str = ""  # the first line: the value, name, option or list asked for
+    answer_type: str = ""  # what the question asked for (answer_type.AnswerType)
     citations: list[Citation] = Field(default_factory=list)
     confidence: float = 0.0
     insufficient: bool = False

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentcycle.agent.research.state import Citation, Evidence
-from agentcycle.agent.research.text import normalise
+from agentcycle.agent.research.text import content_terms, normalise, present_terms, tokens
 
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _MIN_SEARCHES = re.compile(
@@ -66,8 +66,6 @@ def grounded(sentence: str, chunk_text: str) -> bool:
 
 def grounded_claim(sentence: str, chunk_text: str) -> bool:
     """For generated sentences: every number and most content words are in the chunk."""
-    from agentcycle.agent.research.text import content_terms, present_terms, tokens
-
     bare = _CITATION.sub("", sentence)
     if grounded(bare, chunk_text):
         return True

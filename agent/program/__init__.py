@@ -1,0 +1,1 @@
+"""The program agent: PERCEIVE → PLAN → BUILD → VALIDATE → OUTPUT over a knowledge pack."""

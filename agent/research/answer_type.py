@@ -1,0 +1,301 @@
+"""What kind of answer a question expects, and which words name the thing asked for.
+
+Rules only: the wh-phrase decides the type ("how many" → a number, "which function" →
+an identifier, "is it safe to" → yes/no), and the nouns right after it are the
+question's *focus* ("the default port", "chunk overlap"). The focus is what refusal
+checks: a passage about the right subject that never mentions the focus does not
+answer the question (a near-miss), however similar it looks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
+
+AnswerType = Literal["number", "default", "identifier", "yes_no", "list", "name", "phrase"]
+
+_QUANTITY_NOUNS = (
+    r"value|values|number|numbers|percentage|percent|fraction|threshold|thresholds|tolerance|"
+    r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
+    r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
+    r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound"
+)
+_NUMBER_Q = re.compile(
+    r"\b(how (many|much|long|often|large|big|small|far)|what (percentage|fraction)|"
+    r"(below|above|under|over|at|to|from) what\b|(roughly|approximately) how|"
+    rf"(what|which)( \S+){{0,4}}? ({_QUANTITY_NOUNS})\b)",
+    re.IGNORECASE,
+)
+_STRONG_NUMBER_Q = re.compile(
+    r"\b(how (many|much|long|often)|percentage|fraction|number of|in (seconds|tokens|mb|words))\b",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(
+    r"^(is|are|does|do|did|can|could|should|will|would|was|were|has|have|must)\b", re.IGNORECASE
+)
+_IDENTIFIER_NOUNS = (
+    r"function|method|class|file|files|flag|flags|parameter|variable|env var|field|node|"
+    r"tool|template|category|event|message|check|collection|key|setting|option|module|"
+    r"directory|folder|error|strategy|command|constant|attribute|type|mode|state|phase|"
+    r"extension|extensions|column|keyword|banner|phrase|name|label|value name|path|endpoint"
+)
+_IDENTIFIER_Q = re.compile(
+    rf"\b(which|what)( \S+){{0,3}}? ({_IDENTIFIER_NOUNS})\b|"
+    r"\bwhat is the name\b|\bwhich (?:\S+ )?(?:environment variable|PHIL parameter)",
+    re.IGNORECASE,
+)
+_NAME_Q = re.compile(
+    r"\b(who|which (\S+ ){0,2}(model|program|provider|llm|package|library|database|"
+    r"vector (store|database)|person|author|system|framework|gateway|reranker)s?)\b|"
+    r"\bwhat (\S+ ){0,2}(model|program|provider|package|library|database)\b",
+    re.IGNORECASE,
+)
+_LIST_Q = re.compile(
+    r"\b(which|what) (\S+ ){0,3}(files|programs|extensions|names|flags|tools|"
+    r"models|keywords|types|categories|checks|values|steps|fields)\b.*\b(are|does|do|"
+    r"accept|list|include|contain|prefer|require)\b|^list\b|\blist (all|the|every)\b",
+    re.IGNORECASE,
+)
+_WH = re.compile(
+    r"\b(what|which|how (?:many|much|long|does|do|is)|who|where|when|below what|above what)\b",
+    re.IGNORECASE,
+)
+_VERBS = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "does",
+    "do",
+    "did",
+    "can",
+    "must",
+    "should",
+    "will",
+    "would",
+    "has",
+    "have",
+    "of",
+    "in",
+    "for",
+    "by",
+    "that",
+    "when",
+    "per",
+    "with",
+    "from",
+    "to",
+    "on",
+    "at",
+    "after",
+    "before",
+    "under",
+    "applies",
+    "apply",
+    "runs",
+    "run",
+    "sets",
+    "set",
+    "takes",
+    "take",
+    "makes",
+    "make",
+    "happens",
+    "happen",
+    "follows",
+    "follow",
+    "fell",
+    "falls",
+    "respond",
+    "responds",
+    "enforces",
+    "enforce",
+    "uses",
+    "use",
+    "used",
+    "returns",
+    "return",
+    "gives",
+    "give",
+    "lists",
+    "list",
+    "says",
+    "say",
+    "shows",
+    "show",
+    "holds",
+    "hold",
+    "keeps",
+    "keep",
+    "sends",
+    "send",
+    "counts",
+    "count",
+    "marks",
+    "mark",
+    "decides",
+    "decide",
+    "selects",
+    "select",
+    "contains",
+    "contain",
+    "appear",
+    "appears",
+    "becomes",
+    "become",
+    "overrides",
+    "override",
+    "controls",
+    "control",
+    "defines",
+    "define",
+}
+# Words naming the *kind* of answer, not its subject: the evidence needn't repeat them.
+_KIND_NOUNS = {
+    "model",
+    "program",
+    "file",
+    "class",
+    "node",
+    "flag",
+    "phrase",
+    "llm",
+    "function",
+    "method",
+    "tool",
+    "paramet",
+    "variabl",
+    "field",
+    "categor",
+    "option",
+    "setting",
+    "name",
+    "type",
+    "kind",
+    "mode",
+    "phas",
+    "step",
+    "stage",
+    "messag",
+    "event",
+    "check",
+    "error",
+    "strategy",
+    "strateg",
+    "key",
+    "command",
+    "constant",
+    "modul",
+    "directory",
+    "templat",
+    "collection",
+    "environ",
+    "valu",
+    "number",
+    "provid",
+    "package",
+    "librar",
+    "databas",
+    "system",
+    "tak",
+    "mak",
+    "respons",
+    "exact",
+    "many",
+    "much",
+    "long",
+    "roughly",
+    "about",
+}
+_KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
+_FOCUS_STOP = STOPWORDS | {
+    "default",
+    "value",
+    "values",
+    "number",
+    "name",
+    "maximum",
+    "minimum",
+    "exact",
+    "main",
+    "typical",
+    "current",
+    "specific",
+}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """The answer type and the focus words of a question."""
+
+    kind: AnswerType
+    focus: list[str] = field(default_factory=list)  # stemmed content terms after the wh-word
+    asks_default: bool = False
+
+
+def main_clause(question: str) -> str:
+    """The asking sentence: the last one ending in '?', else the whole question."""
+    parts = [p.strip() for p in re.split(r"(?<=[.?!;])\s+", question.strip()) if p.strip()]
+    asking = [p for p in parts if p.endswith("?")]
+    return asking[-1] if asking else question.strip()
+
+
+def _phrase_after(words: list[str]) -> list[str]:
+    phrase: list[str] = []
+    for word in words[:8]:
+        bare = word.strip("?,.;:()'\"").lower()
+        # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
+        if bare in _VERBS or (bare.endswith("ed") and len(bare) > 4 and "_" not in bare):
+            if phrase:
+                break
+            continue
+        phrase.append(bare)
+    return phrase
+
+
+def _focus(clause: str) -> list[str]:
+    """Subject words of the noun phrase the wh-word asks about ("the default *port*").
+
+    Words naming the answer's kind ("which *model*") and verbs are left out; when the
+    phrase is only generic ("what is the default value of X"), X's words are the focus.
+    """
+    match = _WH.search(clause)
+    if not match:
+        return []
+    words = re.split(r"\s+", clause[match.end() :].strip())
+    phrase = _phrase_after(words)
+    terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
+    if not terms:
+        rest = " ".join(words)
+        of = re.search(r"\b(?:of|for)\s+(.+)$", rest)
+        if of:
+            after = _phrase_after(re.split(r"\s+", of.group(1)))
+            terms = [
+                t for t in content_terms(" ".join(after)) if t not in _FOCUS_STOP | _KIND_NOUNS
+            ][-3:]  # "of X's Y": the head noun comes last
+    return terms[:3]
+
+
+def expect(question: str) -> Expectation:
+    """The expected answer type of a question (rules; the first match wins)."""
+    clause = main_clause(question)
+    asks_default = bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
+    focus = _focus(clause)
+    if _YES_NO.match(clause):
+        return Expectation("yes_no", focus, asks_default)
+    if _LIST_Q.search(clause):
+        return Expectation("list", focus, asks_default)
+    if asks_default and not _STRONG_NUMBER_Q.search(clause):
+        return Expectation("default", focus, True)  # a default may be a name or a value
+    if _NUMBER_Q.search(clause):
+        return Expectation("number", focus, asks_default)
+    if _NAME_Q.search(clause):
+        return Expectation("name", focus, asks_default)
+    if _IDENTIFIER_Q.search(clause):
+        return Expectation("identifier", focus, asks_default)
+    if asks_default:
+        return Expectation("default", focus, True)
+    return Expectation("phrase", focus, asks_default)

@@ -1,0 +1,89 @@
+"""Reader-facing text: Markdown markup removed, table rows turned into prose.
+
+Evidence is cited verbatim (grounding compares the raw unit with its chunk), but what a
+person reads must not show table pipes, `**`, heading hashes, code fences or box
+drawing. A table row is only meaningful with its header, so a row becomes
+"column: value; column: value" using the header line found above it in the chunk.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BOX = re.compile(r"[\u2500-\u257f\u2580-\u259f\u25a0-\u25ff]+")
+_SEPARATOR = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
+
+
+def is_table_row(text: str) -> bool:
+    stripped = text.strip()
+    return stripped.startswith("|") and stripped.count("|") >= 2
+
+
+def cells(row: str) -> list[str]:
+    """The cells of a Markdown table row, raw (markup kept), outer pipes dropped."""
+    inner = row.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def header_for(row: str, chunk_text: str) -> list[str]:
+    """The header cells of the table a row belongs to ([] when none is found).
+
+    The header is the row directly above the |---| separator that precedes `row` in
+    the chunk; a row whose cell count differs from the header's gets none.
+    """
+    lines = chunk_text.splitlines()
+    target = " ".join(row.split())
+    index = next((i for i, line in enumerate(lines) if " ".join(line.split()) == target), -1)
+    if index < 0:
+        return []
+    for i in range(index, 0, -1):
+        if _SEPARATOR.match(lines[i]) and is_table_row(lines[i - 1]):
+            header = [clean_inline(c) for c in cells(lines[i - 1])]
+            return header if len(header) == len(cells(row)) else []
+        if not is_table_row(lines[i]):
+            return []
+    return []
+
+
+def clean_inline(text: str) -> str:
+    """One line of Markdown as plain text."""
+    text = _BOX.sub(" ", text)
+    text = text.replace("`", "")
+    text = re.sub(r"\*\*|__", "", text)
+    text = re.sub(r"(?<![\w*])\*(?=\S)([^*]+?)\*(?!\w)", r"\1", text)
+    text = re.sub(r"^\s*#{1,6}\s+", "", text)
+    text = re.sub(r"^\s*(?:[-*+>]|\d+[.)])\s+", "", text)
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)  # links keep their words
+    text = text.replace("```", " ")
+    return " ".join(text.split())
+
+
+def row_prose(row: str, header: list[str]) -> str:
+    """'column: value; column: value' for a table row (cells only when no header)."""
+    values = [clean_inline(c) for c in cells(row)]
+    if header and len(header) == len(values):
+        parts = [f"{h}: {v}" if h else v for h, v in zip(header, values, strict=True) if v]
+    else:
+        parts = [v for v in values if v]
+    return "; ".join(parts)
+
+
+def clean_unit(text: str, chunk_text: str = "") -> str:
+    """A unit (sentence, list item or table row) as clean prose."""
+    if is_table_row(text):
+        return row_prose(text, header_for(text, chunk_text) if chunk_text else [])
+    return clean_inline(text)
+
+
+def is_clean(text: str) -> bool:
+    """No pipes between words, emphasis markers, heading hashes, fences or box drawing."""
+    return not (
+        "**" in text
+        or "```" in text
+        or "`" in text
+        or _BOX.search(text)
+        or re.search(r"(^|\n)\s*#{1,6}\s", text)
+        or re.search(r"\s\|\s", text)
+    )

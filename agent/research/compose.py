@@ -1,0 +1,199 @@
+"""The answer a person reads: direct answer first, then 1–3 cited evidence sentences,
+then the sources.
+
+Candidate units from every retrieved passage are ranked together by lexical coverage
+of the question (`synthesize.score_units`), embedding similarity to the question and
+whether they hold a span of the expected answer type; the best unit with a span gives
+the first line. Citations keep the raw unit (verbatim in its chunk: grounding checks
+that), while the evidence lines show the unit cleaned — a table row as "column: value".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentcycle.agent.research.answer_type import Expectation
+from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
+from agentcycle.agent.research.extract import Span, extract
+from agentcycle.agent.research.retrieve import coverage
+from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
+from agentcycle.agent.research.synthesize import Scored, score_units
+from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms
+
+EMBED_TOP = 12  # units re-scored by embedding: enough to reorder, cheap enough for p50 ≤ 1 s
+MAX_DIRECT_CHARS = 220
+
+
+@dataclass(frozen=True)
+class Ranked:
+    unit: Scored
+    score: float
+    span: Span | None
+
+
+@dataclass(frozen=True)
+class Composition:
+    direct: str  # the first line
+    units: list[Scored]  # evidence units, best first (cited in this order)
+    span: Span | None
+    focus_missing: list[str]  # focus words the best evidence does not contain
+    best_score: float
+
+
+def rank(
+    question: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    expectation: Expectation,
+    similarities: Callable[[str, list[str]], list[float]] | None,
+) -> list[Ranked]:
+    """Units of all passages, best first, each with the span it offers (if any)."""
+    scored = score_units(question, evidence, vocabulary)[: EMBED_TOP * 2]
+    top = scored[:EMBED_TOP]
+    sims = similarities(question, [u.text for u in top]) if similarities and top else []
+    terms = content_terms(question)
+    ranked = []
+    for index, unit in enumerate(scored):
+        span = extract(unit.text, unit.evidence.text, question, expectation)
+        sim = sims[index] if index < len(sims) else 0.0
+        lexical = unit.score
+        label = _label_above(unit.text, unit.evidence.text)
+        if label:  # "**Max cycles**" on its own line names the paragraph below it
+            lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
+        if is_table_row(unit.text):  # a row means what its header says: count the header
+            header = " ".join(header_for(unit.text, unit.evidence.text))
+            lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
+        fit = span.score if span else 0.0
+        if expectation.asks_default and span is not None and "marked default" in span.how:
+            fit += 0.5  # the question asks for a default and this unit marks one
+        ranked.append(Ranked(unit, 0.6 * lexical + 0.25 * sim + 0.15 * fit, span))
+    return sorted(ranked, key=lambda r: r.score, reverse=True)
+
+
+_LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
+
+
+def _label_above(unit: str, chunk_text: str) -> str:
+    """The bold label line closest above a unit in its chunk (a setting's name in a
+    user guide), or ''; labels more than two paragraphs up do not count."""
+    at = chunk_text.find(unit[:40])
+    if at <= 0:
+        return ""
+    labels = [m for m in _LABEL.finditer(chunk_text, 0, at)]
+    if not labels:
+        return ""
+    last = labels[-1]
+    if chunk_text.count("\n\n", last.end(), at) > 2:
+        return ""
+    return last.group(1)
+
+
+def _shorten(text: str) -> str:
+    if len(text) <= MAX_DIRECT_CHARS:
+        return text
+    cut = text[:MAX_DIRECT_CHARS].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+def compose(
+    question: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    expectation: Expectation,
+    similarities: Callable[[str, list[str]], list[float]] | None = None,
+    count: int = 2,
+) -> Composition | None:
+    ranked = rank(question, evidence, vocabulary, expectation, similarities)
+    if not ranked:
+        return None
+    best = ranked[0]
+    with_span = next((r for r in ranked[:4] if r.span is not None), None)
+    lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
+    if expectation.asks_default and (lead.span is None or "marked default" not in lead.span.how):
+        marked = next(
+            (r for r in ranked[:8] if r.span is not None and "marked default" in r.span.how), None
+        )
+        if marked is not None and marked.score >= best.score - 0.15:
+            lead = marked  # the question asks for a default: a unit that marks one wins
+    units = [lead.unit]
+    for r in ranked:
+        if len(units) >= count:
+            break
+        if any(r.unit.text in u.text or u.text in r.unit.text for u in units):
+            continue
+        if r.score >= lead.score * 0.6:
+            units.append(r.unit)
+    if lead.span is not None:
+        direct = lead.span.text
+    else:
+        direct = _shorten(clean_unit(lead.unit.text, lead.unit.evidence.text))
+    # The cited passages together must name the focus (a multi-hop answer's second
+    # passage may be the one that does).
+    context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
+    missing = [t for t in expectation.focus if t not in present_terms([t], context)]
+    if len(missing) * 2 < len(expectation.focus):
+        missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
+    return Composition(direct, units, lead.span, missing, lead.score)
+
+
+def support_of(question: str, units: list[Scored], vocabulary: Vocabulary) -> float:
+    terms = content_terms(question)
+    joined = "\n".join(f"{u.evidence.context}\n{u.text}" for u in units)
+    return coverage(terms, joined, vocabulary)
+
+
+def evidence_lines(citations: list[Citation], evidence: dict[str, Evidence]) -> list[str]:
+    """Each cited unit, cleaned, followed by its [n]."""
+    lines = []
+    for citation in citations:
+        hit = evidence.get(citation.chunk_id)
+        text = clean_unit(citation.sentence, hit.text if hit else "")
+        lines.append(f"{text} [{citation.n}]")
+    return lines
+
+
+def sources_lines(citations: list[Citation]) -> list[str]:
+    seen: dict[int, str] = {}
+    for citation in citations:
+        heading = clean_inline(citation.heading)
+        where = f"{citation.file} § {heading}" if heading else citation.file
+        seen.setdefault(citation.n, where)
+    return [f"[{n}] {where}" for n, where in sorted(seen.items())]
+
+
+def render(direct: str, citations: list[Citation], evidence: dict[str, Evidence]) -> str:
+    """First line, evidence, sources: the whole answer as text."""
+    lines = [direct]
+    body = evidence_lines(citations, evidence)
+    if body:
+        lines += ["", "Evidence:", *body, "", "Sources:", *sources_lines(citations)]
+    return "\n".join(lines)
+
+
+def to_json(result: ResearchResult) -> dict[str, Any]:
+    """The answer as `agentcycle ask --format json` prints it.
+
+    `answer` is the first line only; `evidence` the cleaned cited sentences with their
+    [n]; `citations` where each [n] points (with the verbatim sentence); `text` the
+    whole answer as printed.
+    """
+    chunks = {e.chunk_id: e for e in result.evidence}
+    first = result.direct or (result.answer.splitlines()[0] if result.answer else "")
+    return {
+        "question": result.question,
+        "answer": first,
+        "evidence": [] if result.insufficient else evidence_lines(result.citations, chunks),
+        "citations": [c.model_dump() for c in result.citations],
+        "confidence": round(result.confidence, 4),
+        "insufficient": result.insufficient,
+        "refused": result.refused,
+        "mc_letter": result.mc_letter,
+        "question_type": result.question_type,
+        "answer_type": result.answer_type,
+        "from_cache": result.from_cache,
+        "text": result.answer,
+        "counters": result.counters.model_dump(),
+    }

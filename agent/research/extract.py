@@ -1,0 +1,263 @@
+"""Rules-only answer extraction: the span of the expected type in the best evidence unit.
+
+A table row is read as a fact: the cells that repeat the question are its key, the
+column whose header the question names (or, failing that, the first other cell of the
+expected type) is the answer. In a sentence, candidates of the expected type (numbers
+with units, code spans and identifiers, names, "(default: X)" values) that the question
+does not already contain are scored by how close they sit to the question's words.
+No candidate → no span: the caller shows the clean sentence instead, or refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agentcycle.agent.research.answer_type import Expectation
+from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
+from agentcycle.agent.research.text import content_terms, normalise, present_terms, term_set
+
+_CODE = re.compile(r"`([^`\n]{1,80})`")
+_URL = re.compile(r"\bhttps?://[^\s`'\"<>|]+")
+_BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
+_IDENT = re.compile(
+    r"(?<![\w.])(?:[A-Za-z_][\w]*(?:[._/:][\w-]+)+(?:\(\))?"  # dotted / path / qwen3:32b
+    r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+"  # CONSTANT_NAME
+    r"|[a-z][a-z0-9]*_[a-z0-9_]+(?:\(\))?"  # snake_case
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"  # CamelCase
+    r"|[a-z]+(?:-[a-z0-9.]+){1,5})(?![\w])"  # hyphenated model names
+)
+_NUMBER = re.compile(
+    r"(?:[<>≤≥~]=?\s*)?(?<![\w.])\d+(?:[.,]\d+)?(?:\s*(?:[-–]|to)\s*\d+(?:[.,]\d+)?)?"
+    r"(?:\s*(?:%|Å|MB|GB|KB|K\b|ms\b|s\b|seconds?|minutes?|tokens?|words?|cycles?|steps?|"
+    r"chunks?|times|calls|sentences|rules|templates|tests|passages|candidates|×))?"
+    r"(?![\w])"
+)
+_CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
+_DEFAULT = (
+    re.compile(r"\(default:?\s*`?\"?([^)`\"]{1,40})`?\"?\)", re.IGNORECASE),
+    re.compile(r"`\"?([^`\"]{1,40})\"?`\s*\(default\)", re.IGNORECASE),
+    re.compile(r"\*\*([^*]{1,40})\*\*\s*\((?:the )?default", re.IGNORECASE),
+    re.compile(r"([\w.:-]{1,40})\s*\((?:the )?default\)", re.IGNORECASE),
+    re.compile(r"\bdefault(?: is|:)?\s+`([^`]{1,40})`", re.IGNORECASE),
+    re.compile(r"\b([A-Z][\w.-]{1,30}) is the default\b"),
+    re.compile(r"\bdefault:\s*\**([\w.:-]{1,30})", re.IGNORECASE),
+)
+_NOT_VALUES = {"checked", "unchecked", "enabled", "disabled", "set", "on", "off"}
+_YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
+_NO = re.compile(r"\*\*no\*\*|\bno\b|\bnot\b|\bnever\b|\bunsafe\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    score: float  # 0..1: how sure the rule is that this is the answer
+    how: str  # which rule found it (for the trace)
+
+
+def _in_question(candidate: str, question_norm: str, question_terms: set[str]) -> bool:
+    bare = normalise(candidate).strip("()., ")
+    if not bare:
+        return True
+    number = re.match(r"[<>≤≥~]*=?\s*(\d+(?:[.,]\d+)?)", bare)
+    if number and re.search(rf"(?<![\w.]){re.escape(number.group(1))}(?![\w.])", question_norm):
+        return True  # "reranks the 20 candidates": the question's own number is no answer
+    if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
+        return True
+    words = [w for w in re.findall(r"[a-z0-9_.:]+", bare) if len(w) > 1]
+    return (
+        bool(words)
+        and all(w in question_terms for w in words)
+        and not any(c.isdigit() for c in bare)
+    )
+
+
+def _proximity(unit: str, position: int, anchors: list[int]) -> float:
+    if not anchors:
+        return 0.3
+    distance = min(abs(position - a) for a in anchors)
+    return 1.0 / (1.0 + distance / 40.0)
+
+
+def _anchors(unit: str, terms: list[str]) -> list[int]:
+    lowered = unit.lower()
+    found = []
+    for term in terms:
+        for match in re.finditer(re.escape(term[:6]), lowered):
+            found.append(match.start())
+    return found
+
+
+def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
+    """(text, position, type fit) of every span of the kind in a unit."""
+    found: list[tuple[str, int, float]] = []
+    if kind == "number":
+        for m in _NUMBER.finditer(unit):
+            found.append((m.group(0).strip(), m.start(), 1.0))
+        return found
+    for m in _URL.finditer(unit):
+        found.append((m.group(0).rstrip(".,;)`"), m.start(), 1.0))
+    for m in _CODE.finditer(unit):
+        found.append((m.group(1).strip().strip('"'), m.start(), 1.0))
+    for m in _BOLD.finditer(unit):
+        found.append((m.group(1).strip(), m.start(), 0.7))
+    for m in _IDENT.finditer(unit):
+        found.append((m.group(0), m.start(), 0.8 if kind == "identifier" else 0.6))
+    if kind in ("name", "phrase", "default"):
+        for m in _CAPITALISED.finditer(unit):
+            if m.start() > 0:
+                found.append((m.group(0), m.start(), 0.5))
+    return found
+
+
+def _default_value(unit: str) -> tuple[str, int] | None:
+    for pattern in _DEFAULT:
+        for match in pattern.finditer(unit):
+            value = match.group(1).strip().strip('"`*')
+            if value and value.lower() not in _NOT_VALUES:
+                return value, match.start()
+    return None
+
+
+def _column_score(header: str, clause_terms: set[str], focus: list[str]) -> float:
+    terms = content_terms(header)
+    if not terms:
+        return 0.0
+    hits = sum(t in clause_terms for t in terms)
+    focus_hits = sum(t in focus for t in terms)
+    return (hits + focus_hits) / len(terms)
+
+
+def from_row(row: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
+    """The answering cell of a table row."""
+    raw = cells(row)
+    header = header_for(row, chunk_text)
+    question_norm = normalise(question)
+    terms = content_terms(question)
+    clause_terms = term_set(question)
+    keys = []
+    whole_keys = []
+    for cell in raw:
+        cell_terms = content_terms(cell)
+        present = present_terms(cell_terms, question) if cell_terms else set()
+        whole = normalise(clean_inline(cell))
+        whole_keys.append(bool(whole) and whole in question_norm)
+        keys.append(
+            bool(whole)
+            and (whole in question_norm or len(present) >= max(1, len(cell_terms) * 0.6))
+        )
+    order = list(range(len(raw)))
+    if header:
+        ranked = sorted(
+            order, key=lambda i: -_column_score(header[i], clause_terms, expectation.focus)
+        )
+        best = ranked[0]
+        # The column the question names answers it unless the question quotes the cell.
+        if (
+            _column_score(header[best], clause_terms, expectation.focus) > 0
+            and not whole_keys[best]
+        ):
+            value = _cell_value(raw[best], expectation)
+            if value and _fits(value, expectation.kind):
+                return Span(value, 0.9, f"table column {header[best]!r}")
+    if expectation.asks_default:
+        for cell in raw:
+            found = _default_value(cell)
+            if found:
+                return Span(found[0], 0.85, "table cell marked default")
+    for index in order:
+        if keys[index] or not raw[index]:
+            continue
+        value = _cell_value(raw[index], expectation)
+        if value and not _in_question(value, question_norm, set(terms)):
+            fit = _fits(value, expectation.kind)
+            if fit:
+                return Span(value, 0.6 * fit, "first non-key table cell of the type")
+    return None
+
+
+def _fits(value: str, kind: str) -> float:
+    if kind == "number":
+        return 1.0 if _NUMBER.search(value) else 0.0
+    if kind in ("identifier", "list"):
+        return 1.0 if (_IDENT.search(value) or "`" in value or len(value.split()) <= 3) else 0.3
+    return 1.0 if len(value.split()) <= 6 else 0.5
+
+
+def _cell_value(cell: str, expectation: Expectation) -> str:
+    if expectation.asks_default:
+        found = _default_value(cell)
+        if found:
+            return found[0]
+    if expectation.kind == "number":
+        match = _NUMBER.search(cell)
+        if match and len(clean_inline(cell)) > 24:
+            return match.group(0).strip()
+    return clean_inline(cell)
+
+
+def _labelled(unit: str, position: int, length: int, terms: set[str], question: str) -> float:
+    """How directly a question word names the number: the identifier assigned to it
+    (1.0), or a plain word just before or after it (0.6); else 0."""
+    before = re.findall(r"[A-Za-z][\w-]*", unit[max(0, position - 30) : position])[-1:]
+    after = re.findall(r"[A-Za-z][\w-]*", unit[position + length : position + length + 30])[:1]
+    if before and "_" in before[0] and before[0].lower() in question:
+        return 1.0
+    for word in before + after:
+        if "_" in word:
+            continue  # another identifier's parts do not name this number
+        stems = content_terms(word)
+        if stems and stems[0] in terms:
+            return 0.6
+    return 0.0
+
+
+def from_sentence(unit: str, question: str, expectation: Expectation) -> Span | None:
+    """The best span of the expected type in a sentence or list item."""
+    question_norm = normalise(question)
+    terms = content_terms(question)
+    question_terms = set(terms) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+    if expectation.asks_default:
+        found = _default_value(unit)
+        if found and not _in_question(found[0], question_norm, question_terms):
+            return Span(found[0], 0.85, "marked default")
+    if expectation.kind == "yes_no":
+        if _YES.search(unit) and not _NO.search(unit):
+            return Span("Yes", 0.6, "affirmative sentence")
+        if _NO.search(unit):
+            return Span("No", 0.5, "negative sentence")
+        return None
+    kind = "number" if expectation.kind == "number" else expectation.kind
+    anchors = _anchors(unit, terms)
+    best: Span | None = None
+    seen: set[str] = set()
+    candidates = _candidates(unit, kind)
+    if expectation.kind == "list":
+        codes = [
+            c
+            for c, _, fit in candidates
+            if fit >= 1.0 and not _in_question(c, question_norm, question_terms)
+        ]
+        codes = list(dict.fromkeys(codes))
+        if len(codes) >= 2:
+            return Span(", ".join(codes), 0.8, "list of code spans")
+    for text, position, fit in candidates:
+        key = text.lower()
+        if key in seen or _in_question(text, question_norm, question_terms):
+            continue
+        if expectation.asks_default and "default" in key:
+            continue  # default_model_for_provider names defaults, it is not one
+        seen.add(key)
+        if kind == "number":
+            # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
+            fit += _labelled(unit, position, len(text), set(terms), question_norm)
+        score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
+        if best is None or score > best.score:
+            best = Span(text.rstrip(".,;:"), score, f"span of type {kind}")
+    return best
+
+
+def extract(unit: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
+    if is_table_row(unit):
+        return from_row(unit, chunk_text, question, expectation)
+    return from_sentence(unit, question, expectation)

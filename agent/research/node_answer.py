@@ -1,0 +1,221 @@
+"""Synthesis and the validation gate: the research graph's answer-making nodes.
+
+`synthesize_node` drafts the answer the reader sees first — the span of the expected
+type from the best-ranked evidence unit (`compose`) — with the cited units behind it;
+`verify_node` is DocuChat's gate (grounding, constraints, bounded re-prompts).
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.runnables import RunnableConfig
+
+from agentcycle.agent.research import skills
+from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.compose import compose
+from agentcycle.agent.research.retrieve import coverage
+from agentcycle.agent.research.runtime import Update, config_of, tools_of
+from agentcycle.agent.research.state import (
+    INSUFFICIENT,
+    Citation,
+    Evidence,
+    ResearchResult,
+    ResearchState,
+    Step,
+)
+from agentcycle.agent.research.synthesize import Scored, cite
+from agentcycle.agent.research.text import content_terms, normalise
+from agentcycle.agent.research.tools import ResearchTools
+from agentcycle.agent.research.validate import Constraints, check
+
+_tools, _config = tools_of, config_of
+
+
+def _pool_evidence(state: ResearchState) -> list[Evidence]:
+    steps = state["steps"]
+    chosen = [s for s in steps if s.status == "completed"] or steps
+    ids = list(dict.fromkeys(c for s in chosen for c in s.evidence_ids))
+    return [state["evidence"][c] for c in ids if c in state["evidence"]]
+
+
+def _support(
+    state: ResearchState, units: list[Scored], evidence: list[Evidence], tools: ResearchTools
+) -> float:
+    """Simple: one passage must cover the question; multi-hop: the cited passages together."""
+    vocabulary = tools.vocabulary()
+    terms = content_terms(state["objective"])
+    single = max(
+        (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for h in evidence), default=0.0
+    )
+    if state["question_type"] == "multi_hop":
+        joined = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
+        return max(single, coverage(terms, joined, vocabulary))
+    return single
+
+
+def _llm_draft(
+    state: ResearchState, evidence: list[Evidence], tools: ResearchTools
+) -> tuple[str, list[Citation], bool] | None:
+    passages = evidence[:5]
+    errors = state.get("gate_errors") or []
+    prompt = (
+        f"Question: {state['objective']}\n\nEvidence:\n"
+        f"{skills.evidence_block([p.text for p in passages])}"
+    )
+    if errors:
+        prompt += "\n\nYour previous answer was rejected: " + "; ".join(errors)
+    reply = tools.llm.structured(skills.SYNTHESIZE, prompt, skills.SynthesizedAnswer)
+    if reply is None:
+        return None
+    if reply.insufficient or not reply.sentences:
+        return INSUFFICIENT, [], True
+    citations: list[Citation] = []
+    lines = []
+    for sentence in reply.sentences:
+        marks = [n for n in sentence.citations if 1 <= n <= len(passages)]
+        for n in marks:
+            hit = passages[n - 1]
+            citations.append(
+                Citation(
+                    n=n,
+                    chunk_id=hit.chunk_id,
+                    file=hit.file,
+                    heading=hit.heading,
+                    sentence=sentence.text,
+                )
+            )
+        lines.append(sentence.text + "".join(f" [{n}]" for n in marks))
+    return "\n".join(lines), citations, False
+
+
+def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
+    """Draft the answer: the direct answer, then extractive evidence with [n] citations
+    (or, with an LLM, its generated sentences, checked the same way by the gate)."""
+    tools, cfg = _tools(config), _config(state)
+    evidence = _pool_evidence(state)
+    expectation = expect(state["objective"])
+    composed = compose(
+        state["objective"],
+        evidence,
+        tools.vocabulary(),
+        expectation,
+        tools.text_similarities,
+        cfg.answer_sentences,
+    )
+    units = composed.units if composed else []
+    support = _support(state, units, evidence, tools)
+    completed = [s for s in state["steps"] if s.status == "completed"]
+    confidence = sum(s.confidence for s in completed or state["steps"]) / max(
+        1, len(completed or state["steps"])
+    )
+    reasons = []
+    if not completed and support < cfg.min_support_uncompleted:
+        reasons.append(f"no step completed and support {support:.2f}")
+    if support < cfg.min_support:
+        reasons.append(f"support {support:.2f} < {cfg.min_support}")
+    if confidence < cfg.min_confidence:
+        reasons.append(f"confidence {confidence:.2f} < {cfg.min_confidence}")
+    if not units:
+        reasons.append("no evidence unit")
+    if composed and composed.focus_missing and cfg.refuse_missing_focus:
+        reasons.append(f"evidence never names {composed.focus_missing}")
+    insufficient = bool(reasons)
+    verbatim = True
+    direct = ""
+    if insufficient:
+        answer, citations = INSUFFICIENT, []
+    else:
+        answer, citations = cite(units)
+        direct = composed.direct if composed else ""
+        if Constraints(**state["constraints"]).requires_quote:
+            answer = "\n".join(f"“{c.sentence}” [{c.n}]" for c in citations)
+        if tools.llm is not None and tools.llm.enabled and not state.get("gate_fallback"):
+            drafted = _llm_draft(state, evidence, tools)
+            if drafted is not None:
+                answer, citations, insufficient = drafted
+                first = answer.splitlines()[0] if answer and not insufficient else ""
+                direct = re.sub(r"\s*\[\d+\]", "", first)
+                verbatim = False
+    draft = ResearchResult(
+        question=state["question"],
+        answer=answer,
+        direct=direct,
+        answer_type=expectation.kind,
+        citations=citations,
+        confidence=confidence,
+        insufficient=insufficient,
+        question_type=state["question_type"],
+    )
+    how = composed.span.how if composed and composed.span else "no span: best unit shown"
+    return {
+        "draft": draft,
+        "verbatim": verbatim,
+        "trace": [
+            f"synthesize: expects {expectation.kind} (focus {expectation.focus}); {how}; "
+            f"{len(citations)} citations, support {support:.3f}, confidence {confidence:.3f}"
+            f"{', INSUFFICIENT: ' + '; '.join(reasons) if insufficient else ''}"
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- 6 verify
+
+
+def verify_node(state: ResearchState, config: RunnableConfig) -> Update:
+    """The validation gate: strip ungrounded citations, re-prompt on unmet constraints."""
+    cfg = _config(state)
+    draft = state["draft"]
+    constraints = Constraints(**state["constraints"])
+    counters = state["counters"].model_copy()
+    report = check(
+        draft.citations,
+        state["evidence"],
+        constraints,
+        counters.retrieval_calls,
+        draft.insufficient,
+        draft.answer,
+        verbatim=state.get("verbatim", True),
+    )
+    counters.citations_stripped += report.stripped
+    trace = [f"gate: {'ok' if report.ok else '; '.join(report.errors)}"]
+    update: Update = {"counters": counters, "gate_errors": report.errors, "trace": trace}
+    if report.ok:
+        return update
+    searches_short = any(e.startswith("MIN_SEARCHES") for e in report.errors)
+    rounds = len(state["steps"])
+    if searches_short and rounds < cfg.max_tool_calls:
+        step = Step(step_id=rounds + 1, question=state["objective"])
+        update["steps"] = [*state["steps"], step]
+        update["route"] = "execute"
+        return update
+    if counters.reprompts < cfg.max_reprompts and not searches_short:
+        counters.reprompts += 1
+        update["route"] = "synthesize"
+        update["gate_fallback"] = counters.reprompts >= cfg.max_reprompts
+        return update
+    # Out of re-prompts: keep only what is grounded.
+    kept = {c.sentence for c in report.citations}
+    lines = [
+        line
+        for line in draft.answer.splitlines()
+        if any(normalise(k) in normalise(line) for k in kept)
+    ]
+    if not lines:
+        fixed = draft.model_copy(
+            update={"answer": INSUFFICIENT, "citations": [], "insufficient": True}
+        )
+    else:
+        fixed = draft.model_copy(update={"answer": "\n".join(lines), "citations": report.citations})
+    update["draft"] = fixed
+    # Done with this draft: a route left over from an earlier re-prompt must not send
+    # it round again (that loop ran into LangGraph's recursion limit, issue #20).
+    update["route"] = ""
+    update["trace"] = [*trace, "gate: kept the grounded part after the last re-prompt"]
+    return update
+
+
+def after_verify(state: ResearchState) -> str:
+    if state.get("gate_errors") and state.get("route") in ("execute", "synthesize"):
+        return state["route"]
+    return "mc_select"

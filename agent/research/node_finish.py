@@ -1,0 +1,162 @@
+"""Multiple-choice selection, answers from memory and the final shape of the result.
+
+`finalize_node` renders what a person reads: the direct answer on the first line (for
+multiple choice, the letter and the option's text), then the cited evidence cleaned of
+Markdown, then the sources; it also writes good answers back to QA memory.
+"""
+
+from __future__ import annotations
+
+from langchain_core.runnables import RunnableConfig
+
+from agentcycle.agent.research import skills
+from agentcycle.agent.research.classify import is_negated
+from agentcycle.agent.research.compose import render
+from agentcycle.agent.research.mc import score_options, select
+from agentcycle.agent.research.node_answer import _pool_evidence
+from agentcycle.agent.research.runtime import Update, config_of, tools_of
+from agentcycle.agent.research.state import (
+    Citation,
+    Evidence,
+    ResearchResult,
+    ResearchState,
+)
+from agentcycle.agent.research.synthesize import Scored, score_units
+from agentcycle.agent.research.tools import ResearchTools
+
+_tools, _config = tools_of, config_of
+
+
+def _mc_units(state: ResearchState, tools: ResearchTools, evidence: list[Evidence]) -> list[Scored]:
+    return score_units(state["objective"], evidence, tools.vocabulary())[:12]
+
+
+def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
+    choices = state.get("choices") or {}
+    draft = state["draft"]
+    update: Update = {"route": ""}
+    if not choices:
+        return update
+    tools = _tools(config)
+    if state.get("memory_hit"):
+        evidence = [
+            Evidence(chunk_id=c.chunk_id, file=c.file, heading=c.heading, text=c.sentence)
+            for c in draft.citations
+        ]
+    else:
+        evidence = _pool_evidence(state)
+    units = _mc_units(state, tools, evidence)
+    tools.prepare(
+        [f"{state['objective']} {option}" for option in choices.values()]
+        + [u.text for u in units[:3]]
+    )
+    scores, reasons = score_options(
+        state["objective"], choices, units, tools.vocabulary(), tools.text_similarities
+    )
+    letter = select(scores, is_negated(state["objective"]))
+    llm = tools.llm
+    if llm is not None and llm.enabled:
+        prompt = (
+            f"Question: {state['objective']}\nOptions:\n"
+            + "\n".join(f"{k}) {v}" for k, v in choices.items())
+            + f"\n\nEvidence:\n{skills.evidence_block([u.text for u in units[:5]])}"
+        )
+        reply = llm.structured(skills.MC_SELECT, prompt, skills.OptionChoice)
+        if reply is not None and reply.letter.upper() in choices:
+            letter, reasons = reply.letter.upper(), reply.reasoning or reasons
+    stated = any(r.startswith("stated") for r in reasons.values())
+    if not stated and draft.insufficient:
+        return {**update, "trace": ["mc: no option is stated in the evidence"]}
+    reasoning = "\n".join(
+        f"- ({k}) {choices[k]}: {reasons.get(k, '')} [score {scores.get(k, 0):.2f}]"
+        for k in choices
+    )
+    answer = f"Answer: ({letter}) {choices[letter]}\n{reasoning}"
+    if not draft.insufficient:
+        answer += f"\nEvidence:\n{draft.answer}"
+    new = draft.model_copy(
+        update={
+            "answer": answer,
+            "mc_letter": letter,
+            "mc_reasoning": reasons,
+            "insufficient": False,
+        }
+    )
+    return {
+        **update,
+        "draft": new,
+        "trace": [f"mc: ({letter}) scores { {k: round(v, 3) for k, v in scores.items()} }"],
+    }
+
+
+def recall_node(state: ResearchState, config: RunnableConfig) -> Update:
+    """A remembered answer becomes the draft; no retrieval happens."""
+    hit = state["memory_hit"]
+    citations = [Citation(**c) for c in hit.get("citations", []) if isinstance(c, dict)]
+    draft = ResearchResult(
+        question=state["question"],
+        answer=hit["answer"],
+        citations=citations,
+        confidence=float(hit.get("confidence", 0.0)),
+        from_cache=True,
+        question_type=state["question_type"],
+    )
+    return {"draft": draft, "gate_errors": [], "trace": ["answer served from memory"]}
+
+
+def _shaped(draft: ResearchResult, evidence: dict[str, Evidence]) -> ResearchResult:
+    """The draft as the reader sees it: direct answer, evidence, sources."""
+    if draft.from_cache or draft.refused:
+        first = draft.answer.splitlines()[0] if draft.answer else ""
+        return draft.model_copy(update={"direct": draft.direct or first})
+    if draft.insufficient and not draft.mc_letter:
+        return draft.model_copy(update={"direct": draft.answer.splitlines()[0]})
+    direct = draft.direct
+    if draft.mc_letter:
+        direct = draft.answer.splitlines()[0]
+    elif not direct:
+        direct = draft.citations[0].sentence if draft.citations else draft.answer
+    return draft.model_copy(
+        update={"direct": direct, "answer": render(direct, draft.citations, evidence)}
+    )
+
+
+def finalize_node(state: ResearchState, config: RunnableConfig) -> Update:
+    """The result's final shape, memory write-back of good answers, counters."""
+    tools, cfg = _tools(config), _config(state)
+    draft = _shaped(state["draft"], state.get("evidence", {}))
+    counters = state["counters"].model_copy()
+    llm = tools.llm
+    if llm is not None:
+        counters.llm_calls, counters.chars_in = llm.calls, llm.chars_in
+        counters.chars_out, counters.parse_failures = llm.chars_out, llm.parse_failures
+        counters.llm_failed_calls, counters.llm_fallbacks = llm.errors, llm.fallbacks
+        counters.llm_warning = getattr(llm, "warning", None) or ""
+    trace = []
+    # The MC letter is not stored: the same question may come with other options.
+    good = (
+        not draft.insufficient
+        and not draft.from_cache
+        and not draft.mc_letter
+        and draft.confidence >= cfg.memory_min_confidence
+    )
+    if cfg.write_memory and good and draft.answer:
+        tools.remember(
+            state["objective"],
+            draft.answer,
+            [c.model_dump() for c in draft.citations],
+            draft.confidence,
+        )
+        trace.append("memory: answer stored")
+    result = draft.model_copy(
+        update={
+            "steps": state.get("steps", []),
+            "counters": counters,
+            "evidence": [
+                state["evidence"][c.chunk_id]
+                for c in draft.citations
+                if c.chunk_id in state.get("evidence", {})
+            ],
+        }
+    )
+    return {"result": result, "trace": trace}

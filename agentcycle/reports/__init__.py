@@ -1,0 +1,1 @@
+"""Renderers of session summaries, failure diagnoses and evaluation reports."""

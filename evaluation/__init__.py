@@ -1,0 +1,1 @@
+"""Evaluation: question and scenario suites, scorers, statistics and reports."""

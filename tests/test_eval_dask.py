@@ -1,0 +1,97 @@
+"""Evaluation on a real Dask cluster (prefect-dask's DaskTaskRunner, a LocalCluster of
+worker processes): the same rows as a run on threads, and every sample a task run."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import SHARED
+
+DEV = SHARED / "data" / "qa" / "dev.yaml"
+SEED_IDS = ("d012", "d013", "d020", "d021", "d024")  # simple ×2, mc ×2, unanswerable
+
+
+@pytest.fixture
+def suite_file(tmp_path: Path) -> Path:
+    data = yaml.safe_load(DEV.read_text())
+    suite = {
+        "name": "dask-seeds",
+        "kind": "qa",
+        "corpus_root": str((DEV.parent / data["corpus_root"]).resolve()),
+        "corpus": ["seeds/*.md"],
+        "questions": [q for q in data["questions"] if q["id"] in SEED_IDS],
+    }
+    path = tmp_path / "dask-seeds.yaml"
+    path.write_text(yaml.safe_dump(suite, sort_keys=False))
+    return path
+
+
+def _verdicts(run_id: str) -> dict[str, tuple]:
+    from agentcycle.evaluation.runs import run_samples
+
+    return {r["sample_id"]: (r["correct"], r["answer"], r["error"]) for r in run_samples(run_id)}
+
+
+@pytest.mark.slow
+def test_dask_workers_give_the_same_rows_as_threads(
+    suite_file: Path, prefect_api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterName
+
+    from agentcycle.flows.evaluate import run_evaluate
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    threads = run_evaluate(suite_file, concurrency=1, report=False, run_id="dask-threads")
+    dask = run_evaluate(suite_file, workers=2, report=False, run_id="dask-workers")
+
+    assert dask["samples"] == threads["samples"] == len(SEED_IDS)
+    assert dask["errors"] == 0
+    assert _verdicts("dask-workers") == _verdicts("dask-threads")
+    with get_client(sync_client=True) as client:
+        run = client.read_flow_runs(
+            flow_run_filter=FlowRunFilter(name=FlowRunFilterName(any_=["eval-dask-workers"]))
+        )[0]
+        # The server records task runs from events, in batches: wait for the last batch.
+        deadline = time.monotonic() + 60
+        while True:
+            tasks = client.read_task_runs(
+                flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id]))
+            )
+            sample_runs = [
+                t for t in tasks if t.name.startswith("eval-") and t.state.is_completed()
+            ]
+            if len(sample_runs) >= len(SEED_IDS) or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+    assert sorted(t.name for t in sample_runs) == sorted(f"eval-{s}" for s in SEED_IDS)
+
+    from agentcycle.storage.query import run_query
+
+    settings = run_query(
+        "SELECT workers, concurrency FROM eval_runs WHERE run_id = 'dask-workers'"
+    ).to_pylist()
+    assert settings == [{"workers": 2, "concurrency": 2}]
+
+
+def test_bad_dask_options_are_one_line_errors(suite_file: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from conftest import cli_command
+
+    for extra, message in (
+        (["--workers", "2", "--dask-address", "tcp://127.0.0.1:8786"], "choose one"),
+        (["--dask-address", "http://x y"], "--dask-address"),
+        (["--workers", "0"], "--workers"),
+    ):
+        done = subprocess.run(
+            cli_command("eval", str(suite_file), *extra),
+            capture_output=True, text=True, timeout=120,
+            env={**__import__("os").environ, "AGENTCYCLE_HOME": str(tmp_path / "h")},
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert message in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "h" / "datasets").exists()

@@ -1,0 +1,207 @@
+"""Answers a person can use (issue #15): the question set, the answer type, the span,
+clean evidence text and the `direct` scorer. Rules only: no model, no Prefect; the
+question-set test reads the real corpus under ../shared at run time."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
+from agentcycle.agent.research.compose import compose, render
+from agentcycle.agent.research.extract import extract
+from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.synthesize import cite
+from agentcycle.agent.research.text import Vocabulary
+from agentcycle.evaluation.scorers import direct, score_qa
+from agentcycle.evaluation.split import select, split_of
+from agentcycle.evaluation.suites import QaSample
+
+PROJECT = Path(__file__).resolve().parents[1]
+QUESTION_SET = PROJECT / "evaluation" / "question_sets" / "answers.yaml"
+
+TABLE = (
+    "## Hard Limits\n\n| Limit | Value | Purpose |\n|-------|-------|---------|\n"
+    "| `MAX_TOOL_CALLS` | 5 | Prevent infinite loops |\n"
+    "| `MAX_CITATION_TEXT_FOR_LLM` | 2000 | Prevent context overflow |\n"
+)
+ROLES = (
+    "| Activity | Function | ollama | google |\n|---|---|---|---|\n"
+    "| **Log summarization** | `get_cheap_llm()` | qwen2.5:7b | gemini-2.5-flash-lite |\n"
+)
+PROSE = (
+    "**Max cycles**\n\nThe maximum number of programs the agent will run\n(default: 20). "
+    'Each "cycle" is one PHENIX program\nexecution. A typical structure determination '
+    "takes\n5-15 cycles."
+)
+
+
+def _questions() -> dict:
+    return yaml.safe_load(QUESTION_SET.read_text())
+
+
+def test_question_set_has_the_promised_mix_and_validates() -> None:
+    data = _questions()
+    kinds = Counter(q["type"] for q in data["questions"])
+    assert len(data["questions"]) >= 120
+    assert kinds["simple"] >= 50 and kinds["multi_hop"] >= 30
+    assert kinds["mc"] >= 20 and kinds["unanswerable"] >= 20
+    ids = [q["id"] for q in data["questions"]]
+    assert len(ids) == len(set(ids))
+    for q in data["questions"]:
+        sample = QaSample.model_validate(q)
+        if sample.type == "mc":
+            assert sample.choices and len(sample.choices) == 4 and sample.answer in sample.choices
+        if sample.type == "multi_hop":
+            assert len(sample.sources) >= 2, sample.id
+        if sample.type == "unanswerable":
+            assert sample.answer == "INSUFFICIENT" and not sample.sources
+
+
+def test_every_quote_is_verbatim_in_its_corpus_file() -> None:
+    data = _questions()
+    root = (QUESTION_SET.parent / data["corpus_root"]).resolve()
+    if not root.is_dir():
+        pytest.skip(f"corpus not present at {root}")
+    texts: dict[str, str] = {}
+    missing = []
+    for q in data["questions"]:
+        for source in q.get("sources", []):
+            text = texts.setdefault(source["file"], (root / source["file"]).read_text())
+            if source["quote"] not in text:
+                missing.append(f"{q['id']}: {source['file']}: {source['quote'][:60]!r}")
+    assert not missing, "\n".join(missing)
+
+
+def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
+    ids = [q["id"] for q in _questions()["questions"]]
+    tune = select([{"id": i} for i in ids], "tune")
+    assert split_of("a001") == split_of("a001")
+    assert 0.5 < len(tune) / len(ids) < 0.7
+    assert {s["id"] for s in tune} == {i for i in ids if split_of(i) == "tune"}
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many Python files does the phenix_ai/ directory hold?", "number"),
+        ("What is the default value of Max cycles?", "default"),
+        ("How many seconds is the default timeout?", "number"),
+        ("Which function in graph_nodes.py decides when to switch programs?", "identifier"),
+        ("Which provider is the default in the Provider setting?", "default"),
+        ("Which model does the planner use for embeddings?", "name"),
+        ("Is adding a new field to the response a safe change?", "yes_no"),
+        ("Which programs prefer half-maps through the prefers_half_maps flag?", "list"),
+        ("What is the default Verbosity level?", "default"),
+    ],
+)
+def test_expected_answer_type(question: str, kind: str) -> None:
+    assert expect(question).kind == kind
+
+
+def test_focus_names_what_is_asked_for() -> None:
+    assert "port" in expect("What is the default port of the REST server?").focus
+    assert "overlap" in expect("What chunk overlap does the agent use when ingesting?").focus
+
+
+def test_table_row_reads_the_column_the_question_names() -> None:
+    row = "| `MAX_TOOL_CALLS` | 5 | Prevent infinite loops |"
+    question = "What is the value of MAX_TOOL_CALLS?"
+    span = extract(row, TABLE, question, expect(question))
+    assert span is not None and span.text == "5"
+    role = "| **Log summarization** | `get_cheap_llm()` | qwen2.5:7b | gemini-2.5-flash-lite |"
+    question = "Which ollama model is the default for log summarization?"
+    span = extract(role, ROLES, question, expect(question))
+    assert span is not None and span.text == "qwen2.5:7b"
+
+
+def test_sentence_gives_the_default_value_not_the_question_words() -> None:
+    question = "What is the default value of Max cycles?"
+    unit = "The maximum number of programs the agent will run (default: 20)."
+    span = extract(unit, PROSE, question, expect(question))
+    assert span is not None and span.text == "20"
+
+
+def test_table_row_becomes_column_value_prose() -> None:
+    row = "| `MAX_TOOL_CALLS` | 5 | Prevent infinite loops |"
+    assert header_for(row, TABLE) == ["Limit", "Value", "Purpose"]
+    text = clean_unit(row, TABLE)
+    assert text == "Limit: MAX_TOOL_CALLS; Value: 5; Purpose: Prevent infinite loops"
+    assert is_clean(text) and not is_clean(row)
+    assert clean_unit("**Very long text:** Keep advice to `3-4` sentences.") == (
+        "Very long text: Keep advice to 3-4 sentences."
+    )
+
+
+def test_composed_answer_has_the_value_first_and_clean_cited_evidence() -> None:
+    hits = [
+        Evidence(chunk_id="c1", file="USER_GUIDE.md", heading="Choose settings", text=PROSE),
+        Evidence(chunk_id="c2", file="seed.md", heading="Hard Limits", text=TABLE),
+    ]
+    vocabulary = Vocabulary.from_texts([PROSE, TABLE, "agent runs programs", "the agent plans"])
+    question = "What is the default value of Max cycles?"
+    composed = compose(question, hits, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "20"
+    _, citations = cite(composed.units)
+    text = render(composed.direct, citations, {h.chunk_id: h for h in hits})
+    lines = text.splitlines()
+    assert lines[0] == "20"
+    assert any("[1]" in line for line in lines[1:]) and "Sources:" in lines
+    assert is_clean("\n".join(lines[:-2]))
+    texts = {h.chunk_id: " ".join(h.text.split()) for h in hits}
+    for citation in citations:  # the citation keeps the verbatim unit for grounding
+        assert " ".join(citation.sentence.split()) in texts[citation.chunk_id]
+
+
+def test_direct_scorer_judges_the_first_line_only() -> None:
+    assert direct("20\n\nEvidence: ...", ["20"]).score == 1.0
+    assert direct("The maximum number of programs\n(default: 20)", ["20"]).score == 0.0
+    assert direct("**Expert**", ["Expert"]).score == 1.0
+    mc = direct("Answer: (B) flashrank\nEvidence", ["B"], "flashrank")
+    assert mc.score == 1.0
+    assert direct("Answer: (B) something else", ["B"], "flashrank").score == 0.0
+
+
+def test_score_qa_reports_direct_beside_contains() -> None:
+    sample = QaSample(id="x", type="simple", question="q?", answer="20")
+    scores = {s.scorer: s.score for s in score_qa(sample, "It says\n(default: 20)", False, None)}
+    assert scores["contains"] == 1.0 and scores["direct"] == 0.0
+
+
+def test_gate_out_of_reprompts_ends_instead_of_looping() -> None:
+    """Issue #20: a draft still ungrounded after the last re-prompt kept the route of an
+    earlier re-prompt and went round until LangGraph's recursion limit."""
+    from agentcycle.agent.research.node_answer import after_verify, verify_node
+    from agentcycle.agent.research.state import (
+        Citation,
+        Counters,
+        ResearchConfig,
+        ResearchResult,
+        Step,
+    )
+    from agentcycle.agent.research.validate import Constraints
+
+    config = ResearchConfig()
+    state = {
+        "question": "Which files does the agent ignore?",
+        "objective": "Which files does the agent ignore?",
+        "draft": ResearchResult(
+            question="q",
+            answer="A sentence the chunk does not hold. [1]",
+            citations=[Citation(n=1, chunk_id="c1", file="f.md", sentence="not in the chunk")],
+        ),
+        "constraints": Constraints().to_dict(),
+        "counters": Counters(reprompts=config.max_reprompts),
+        "evidence": {"c1": Evidence(chunk_id="c1", file="f.md", text="Other words entirely.")},
+        "steps": [Step(step_id=1, question="q", status="completed")],
+        "route": "synthesize",  # left over from the previous re-prompt
+        "config": config,
+        "verbatim": True,
+    }
+    update = verify_node(state, {"configurable": {}})
+    assert update["gate_errors"] and update["draft"].insufficient
+    assert after_verify({**state, **update}) == "mc_select"
