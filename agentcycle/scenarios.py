@@ -24,6 +24,7 @@ from agentcycle.agent.program.session import create_session
 from agentcycle.agent.program.state import SessionState, load_session, save_session
 from agentcycle.demo_data import demo_data_ready, prepare_demo_data
 from agentcycle.errors import UserError
+from agentcycle.flows.agent_session import run_session
 from agentcycle.knowledge import load_pack
 from agentcycle.knowledge.loader import read_yaml, validate_document
 
@@ -233,9 +234,6 @@ def run_scenario(
     """Create a replay session for the scenario, run it through the Prefect flows
     (rules only, or planned by `llm`: see llm_plan.session_llm) and compare. Needs a
     Prefect API (tests: the `prefect_api` fixture)."""
-    # Prefect: loaded only here, after the caller's ensure_prefect_api() (the CLI's scenario
-    # commands import this module first).
-    from agentcycle.flows.agent_session import run_session
 
     directory = Path(directory).resolve()
     scenario = load_scenario(directory)

@@ -317,13 +317,21 @@ def stop_all_servers() -> list[WatchedServer]:
     return servers
 
 
+def apply_prefect_environment() -> None:
+    """Our Prefect home and settings, unless the user set their own: before anything
+    imports Prefect, which reads some of them only once and creates its home folder
+    (without parents: it warns on a fresh machine unless the folder is there)."""
+    for key, value in prefect_environment().items():
+        os.environ.setdefault(key, value)
+    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True, mode=0o700)
+
+
 def ensure_prefect_api() -> str:
     """Point this process's Prefect client at a server; call before importing prefect.
 
     Honour a user-set PREFECT_API_URL; otherwise reuse or start our local server.
     """
-    for key, value in prefect_environment().items():
-        os.environ.setdefault(key, value)
+    apply_prefect_environment()
     if os.environ.get("PREFECT_API_URL"):
         return os.environ["PREFECT_API_URL"]
     info = start_server()

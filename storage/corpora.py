@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentcycle.errors import UserError
-from agentcycle.storage.corpus import TABLE_PREFIX, discover, file_hash, table_name
+from agentcycle.storage.corpus import TABLE_PREFIX, table_name
+from agentcycle.storage.corpus_files import discover, file_hash
 from agentcycle.storage.tables import connect, file_lock, forget_handles, open_table, table_names
 
 

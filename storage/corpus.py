@@ -12,7 +12,6 @@ Searching a corpus lives in `storage.search`.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -24,14 +23,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from agentcycle.errors import UserError
-from agentcycle.storage.chunking import (
-    MAX_CHARS,
-    OVERLAP_CHARS,
-    SkipFile,
-    chunk_document,
-    chunk_ids,
-    file_kind,
-    parse_file,
+from agentcycle.storage.chunking import SkipFile, chunk_document, chunk_ids, parse_file
+from agentcycle.storage.corpus_files import (
+    Skipped,
+    SourceFile,
+    discover,
+    file_hash,
 )
 from agentcycle.storage.embedding import (
     DEFAULT_MODEL,
@@ -47,7 +44,6 @@ if TYPE_CHECKING:
 
 Embedder = Callable[[list[str], list[str]], "np.ndarray"]  # (texts, chunk hashes) -> vectors
 
-CHUNKER_VERSION = f"md-blocks-v1/{MAX_CHARS}/{OVERLAP_CHARS}"
 TABLE_PREFIX = "corpus_"
 VECTOR_INDEX_MIN_ROWS = 10_000  # below this, exact search is faster than IVF_PQ is worth
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -113,26 +109,6 @@ def open_corpus(corpus: str, create: bool = False,
 
 # --------------------------------------------------------------------------- planning
 
-@dataclass(frozen=True)
-class SourceFile:
-    source: str
-    file: str
-    path: Path
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.source, self.file)
-
-
-@dataclass(frozen=True)
-class Skipped:
-    path: str
-    reason: str
-
-    def __str__(self) -> str:
-        return f"skipped {self.path}: {self.reason}"
-
-
 @dataclass
 class IngestPlan:
     corpus: str
@@ -142,49 +118,6 @@ class IngestPlan:
     deleted: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     file_hashes: dict[tuple[str, str], str] = field(default_factory=dict)
-
-
-def file_hash(data: bytes) -> str:
-    """Content hash of a file, salted with the chunker version so re-chunking is noticed."""
-    digest = hashlib.sha256(CHUNKER_VERSION.encode())
-    digest.update(data)
-    return digest.hexdigest()
-
-
-def _hidden(relative: Path) -> bool:
-    return any(part.startswith(".") for part in relative.parts)
-
-
-def discover(paths: Sequence[Path]) -> tuple[list[SourceFile], list[Skipped], set[str]]:
-    """Files to ingest, files refused by type, and the folders whose contents we own.
-
-    A folder argument owns every file under it (files gone from it are deleted from the
-    corpus); a file argument owns only itself.
-    """
-    if not paths:
-        raise UserError("ingest: give at least one file or folder")
-    files: list[SourceFile] = []
-    skipped: list[Skipped] = []
-    folders: set[str] = set()
-    for given in paths:
-        path = Path(given).expanduser()
-        if not path.exists():
-            raise UserError(f"{given}: no such file or folder")
-        path = path.resolve()
-        if path.is_dir():
-            folders.add(str(path))
-            candidates = sorted(p for p in path.rglob("*") if p.is_file())
-            root = path
-            candidates = [p for p in candidates if not _hidden(p.relative_to(root))]
-        else:
-            root, candidates = path.parent, [path]
-        for candidate in candidates:
-            if file_kind(candidate) is None:
-                skipped.append(Skipped(str(candidate), "unsupported file type "
-                                       f"{candidate.suffix or '(no suffix)'!r}"))
-                continue
-            files.append(SourceFile(str(root), candidate.relative_to(root).as_posix(), candidate))
-    return files, skipped, folders
 
 
 def existing_files(table: lancedb.table.Table) -> dict[tuple[str, str], str]:

@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from agentcycle.agent.program.remote_client import check_service
+from agentcycle.agent_service import serve
 from agentcycle.errors import UserError
 
 AGENT_URL_ENV = "AGENTCYCLE_AGENT_URL"  # the names remote_client reads
@@ -35,7 +37,6 @@ def use_agent_service(url: str | None, token: str | None) -> None:
         return
     if not url.startswith(("http://", "https://")):
         raise UserError(f"--agent-url: {url!r} is not an http(s) URL")
-    from agentcycle.agent.program.remote_client import check_service  # loads the graph: lazy
 
     check_service(url, token or os.environ.get(AGENT_TOKEN_ENV) or None)
     os.environ[AGENT_URL_ENV] = url
@@ -56,8 +57,6 @@ def serve_command(
     max_request_mb: Annotated[float, typer.Option(help="Largest request body accepted.")] = 16.0,
 ) -> None:
     """Serve the program agent's decisions over HTTP (POST /v1/decide); runs no program."""
-    from agentcycle.agent_service import serve
-
     token = token or os.environ.get(AGENT_TOKEN_ENV) or None
     if host not in ("127.0.0.1", "localhost", "::1") and not token:
         raise UserError("--token: required when serving beyond localhost")

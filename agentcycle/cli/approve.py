@@ -14,7 +14,10 @@ from typing import Annotated
 
 import typer
 
+from agentcycle.agent.program.checkpoint import CheckpointAnswer, answer_problem, load_proposal
+from agentcycle.agent.program.state import load_session
 from agentcycle.errors import UserError
+from agentcycle.knowledge import load_pack
 from agentcycle.server import ensure_prefect_api
 
 CheckpointOption = Annotated[
@@ -41,10 +44,6 @@ def approve(
     stop: Annotated[bool, typer.Option("--stop", help="Stop the session here.")] = False,
 ) -> None:
     """Approve (or change, or stop) the decision a session is waiting on."""
-    from agentcycle.agent.program.checkpoint import CheckpointAnswer, answer_problem, load_proposal
-    from agentcycle.agent.program.state import load_session
-    from agentcycle.knowledge import load_pack
-
     proposal = load_proposal(session_dir)
     if not proposal.flow_run_id:
         raise UserError(f"{session_dir}: checkpoint has no flow run yet; try again in a moment")

@@ -1,7 +1,6 @@
 """`agentcycle ask CORPUS "question" [--choices ...] [--provider rules|ollama|openai]`.
 
-`ask` is a plain function registered on the main typer app
-(`app.command()(ask.ask)`); Prefect, torch and LanceDB load only when it runs.
+`ask` is registered as a top-level command in `agentcycle.cli.main`.
 """
 
 from __future__ import annotations
@@ -13,8 +12,11 @@ from typing import Annotated
 
 import typer
 
+from agentcycle.agent.research.compose import to_json
 from agentcycle.errors import UserError
+from agentcycle.flows.ask import run_ask
 from agentcycle.server import ensure_prefect_api
+from agentcycle.storage.corpus import open_corpus, validate_corpus_name
 
 _LETTERED = re.compile(r"^\s*\(?([A-Ha-h])\s*[)=:.]\s*(.+)$")
 
@@ -84,8 +86,6 @@ def ask(
     ] = OutputFormat.text,
 ) -> None:
     """Answer a question from a corpus with [n] citations (a Prefect flow)."""
-    from agentcycle.storage.corpus import validate_corpus_name
-
     validate_corpus_name(corpus)
     if not question.strip():
         raise UserError("ask: the question is empty")
@@ -93,8 +93,6 @@ def ask(
 
     api = ensure_prefect_api()
     typer.echo(f"Prefect API: {api}  (watch: {api.removesuffix('/api')}/runs)", err=True)
-    from agentcycle.flows.ask import run_ask
-    from agentcycle.storage.corpus import open_corpus
 
     open_corpus(corpus)  # a missing corpus is a one-line error before the flow starts
     result = run_ask(
@@ -109,7 +107,6 @@ def ask(
     )
     if as_json or output_format is OutputFormat.json:
         # Loaded with the flow (LangGraph), like run_ask: `agentcycle --help` stays fast.
-        from agentcycle.agent.research.compose import to_json
 
         typer.echo(json.dumps(to_json(result), indent=1, ensure_ascii=False))
         return

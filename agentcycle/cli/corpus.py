@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
+from agentcycle.storage.corpora import delete_corpus, list_corpora
+
 corpus_app = typer.Typer(help="Corpora in the store: list, delete.", no_args_is_help=True)
 
 
 @corpus_app.command("list")
 def list_command() -> None:
     """Every corpus: name, files, chunks and the folders it was ingested from."""
-    from agentcycle.storage.corpora import list_corpora
-
     corpora = list_corpora()
     if not corpora:
         typer.echo("no corpus yet: agentcycle ingest NAME PATH")
@@ -28,7 +28,5 @@ def delete_command(
     name: Annotated[str, typer.Argument(help="Corpus name (see `agentcycle corpus list`).")],
 ) -> None:
     """Delete a corpus's chunks and vectors (the ingested files themselves stay)."""
-    from agentcycle.storage.corpora import delete_corpus
-
     delete_corpus(name)
     typer.echo(f"deleted corpus {name}")

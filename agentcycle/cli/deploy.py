@@ -1,8 +1,7 @@
 """`agentcycle serve` and `agentcycle deploy`: the deployments, served here or in a pool.
 
-Register with `app.command()(deploy.serve)` and `app.command()(deploy.deploy)`. The
-builders in `deployments/` import Prefect and the flows, so they load inside the
-commands, after the options are checked.
+Both are registered as top-level commands in `agentcycle.cli.main`; the deployment
+builders themselves live in `deployments/`.
 """
 
 from __future__ import annotations
@@ -13,7 +12,12 @@ from typing import Annotated
 import typer
 
 from agentcycle.deployments import NIGHTLY
+from agentcycle.deployments.agent_run import deploy_to_pool, serve_agent_runs
+from agentcycle.deployments.evaluation import check_cron
+from agentcycle.deployments.triggers import check_webhook_url
+from agentcycle.deployments.triggers import regression_webhook as hook
 from agentcycle.server import ensure_prefect_api
+from agentcycle.storage.corpus import validate_corpus_name
 
 SuitesOption = Annotated[
     list[Path] | None, typer.Option("--suite", help="Evaluation suite to schedule (repeat).")
@@ -32,10 +36,6 @@ WebhookOption = Annotated[
 def _triggers(on_corpus: str | None, regression_webhook: str | None) -> None:
     """Check the trigger options before any server starts; create the webhook automation
     once the server is there."""
-    from agentcycle.deployments.triggers import check_webhook_url
-    from agentcycle.deployments.triggers import regression_webhook as hook
-    from agentcycle.storage.corpus import validate_corpus_name
-
     if on_corpus:
         validate_corpus_name(on_corpus)
     if regression_webhook:
@@ -54,13 +54,10 @@ def serve(
 ) -> None:
     """Serve `agent_run/agent-run` (trigger sessions from the Prefect UI) and, per
     --suite, an `evaluate/eval-<suite>` deployment on a cron schedule."""
-    from agentcycle.deployments.evaluation import check_cron
-
     check_cron(cron)
     _triggers(on_corpus, regression_webhook)
     api = ensure_prefect_api()
     typer.echo(f"serving deployments on {api.removesuffix('/api')}", err=True)
-    from agentcycle.deployments.agent_run import serve_agent_runs
 
     serve_agent_runs(limit, suites=suite or [], cron=cron, on_corpus=on_corpus)
 
@@ -76,12 +73,9 @@ def deploy(
 ) -> None:
     """Register `agent_run/agent-run` and, per --suite, a scheduled `evaluate/eval-<suite>`
     with a work pool; `prefect worker start --pool POOL` runs them."""
-    from agentcycle.deployments.evaluation import check_cron
-
     check_cron(cron)
     _triggers(on_corpus, regression_webhook)
     api = ensure_prefect_api()
-    from agentcycle.deployments.agent_run import deploy_to_pool
 
     for name in deploy_to_pool(pool, suite or [], cron, on_corpus):
         typer.echo(f"deployed {name} to pool {pool}")

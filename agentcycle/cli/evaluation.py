@@ -1,10 +1,8 @@
 """`agentcycle eval SUITE ...` and `agentcycle eval compare RUN_A RUN_B`.
 
 One command with an action-or-suite first argument rather than a typer group: a group
-with a positional SUITE would swallow the word `compare`. Register on the main app with
-`app.command(name="eval")(evaluation.eval_command)`. Prefect, torch, LanceDB and DuckDB
-load only when a command runs (function-local imports below), so `--help` stays fast.
-The comparison itself is `evaluation.runs.compare_runs` (McNemar's exact test).
+with a positional SUITE would swallow the word `compare`. The comparison itself is
+`evaluation.runs.compare_runs` (McNemar's exact test).
 """
 
 from __future__ import annotations
@@ -19,9 +17,14 @@ from typing import Annotated
 import typer
 
 from agentcycle.errors import UserError
+from agentcycle.evaluation.report import comparison_text, summary_text
+from agentcycle.evaluation.runs import compare_runs, new_run_id
 from agentcycle.evaluation.suites import SAFE_ID as SAFE_RUN_ID
 from agentcycle.evaluation.suites import load_suite
+from agentcycle.flows.evaluate import run_evaluate
 from agentcycle.server import ensure_prefect_api
+from agentcycle.storage.corpus import validate_corpus_name
+from agentcycle.storage.query import run_query
 
 DASK_ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}")
 
@@ -59,15 +62,12 @@ def _check_request(suite: str, limit: int | None, corpus: str | None,
     if limit is not None and limit < 1:
         raise UserError(f"--limit: must be at least 1 (got {limit})")
     if corpus is not None:
-        from agentcycle.storage.corpus import validate_corpus_name
-
         validate_corpus_name(corpus)
     for option, run_id in (("--resume", resume), ("--retry-failed", retry_failed)):
         if run_id is None:
             continue
         if not SAFE_RUN_ID.fullmatch(run_id):
             raise UserError(f"{option}: {run_id[:60]!r} is not a run id")
-        from agentcycle.storage.query import run_query
 
         found = run_query(
             "SELECT DISTINCT suite FROM eval_samples WHERE run_id = $r "
@@ -117,9 +117,6 @@ def eval_command(
     if suite == "compare":
         if not runs or len(runs) != 2:
             raise UserError("usage: agentcycle eval compare RUN_A RUN_B [--fail-on-regression]")
-        # DuckDB and pyarrow load only for this command (keeps --help fast).
-        from agentcycle.evaluation.report import comparison_text
-        from agentcycle.evaluation.runs import compare_runs
 
         result = compare_runs(*runs)
         typer.echo(comparison_text(result))
@@ -136,10 +133,7 @@ def eval_command(
         raise UserError(f"--dask-address: {dask_address!r} is not tcp://HOST:PORT")
     named = load_suite(Path(suite)).name  # a bad suite fails here, before any server starts
     _check_request(named, limit, corpus, resume, retry_failed)
-    ensure_prefect_api()  # before Prefect is imported
-    from agentcycle.evaluation.report import summary_text  # pyarrow/DuckDB: see module doc
-    from agentcycle.evaluation.runs import new_run_id
-    from agentcycle.flows.evaluate import run_evaluate  # Prefect: after the API is set
+    ensure_prefect_api()
 
     run_id = resume or retry_failed or new_run_id(named)
     typer.echo(

@@ -1,7 +1,6 @@
 """`agentcycle knowledge validate|schema`: check a pack, write the pack files' JSON Schemas.
 
-Register on the main app with `app.add_typer(knowledge.knowledge_app, name="knowledge")`.
-The pack machinery (pydantic models of every pack file) loads inside the commands.
+`knowledge_app` is registered as `agentcycle knowledge` in `agentcycle.cli.main`.
 """
 
 from __future__ import annotations
@@ -11,6 +10,9 @@ from typing import Annotated
 
 import typer
 
+from agentcycle.knowledge import load_pack
+from agentcycle.knowledge.json_schema import write_schemas
+
 knowledge_app = typer.Typer(help="Knowledge packs.", no_args_is_help=True)
 
 
@@ -19,8 +21,6 @@ def knowledge_validate(
     pack: Annotated[str, typer.Argument(help="Pack name or directory.")],
 ) -> None:
     """Check a pack; every problem is printed as `file:line: field: what is wrong`."""
-    from agentcycle.knowledge import load_pack
-
     loaded = load_pack(pack)
     typer.echo(
         f"{loaded.name}: ok ({len(loaded.programs)} programs, "
@@ -34,7 +34,5 @@ def knowledge_schema(
 ) -> None:
     """Write JSON Schemas of every pack file (programs, workflows, file_categories, metrics,
     recoverable_errors, diagnosable_errors) for editors to complete and check them."""
-    from agentcycle.knowledge.json_schema import write_schemas
-
     for path in write_schemas(out):
         typer.echo(str(path))

@@ -12,6 +12,15 @@ from typing import Annotated
 
 import typer
 
+from agentcycle.agent.program.llm_plan import session_llm
+from agentcycle.llm_server import (
+    MODEL_ALIAS,
+    llm_server_status,
+    models_answer,
+    start_llm_server,
+    stop_llm_server,
+)
+
 llm_app = typer.Typer(
     name="llm",
     help="A local OpenAI-compatible model server (llama-cpp-python, real weights).",
@@ -29,8 +38,6 @@ def serve_command(
 ) -> None:
     """Start the server in the background (or report the running one) and wait until
     `/v1/models` answers; use the printed URL as `--base-url` with `--provider openai`."""
-    from agentcycle.llm_server import MODEL_ALIAS, start_llm_server
-
     started = time.perf_counter()
     info = start_llm_server(model_path, port)
     typer.echo(f"LLM server: {info.base_url}  (model {MODEL_ALIAS}, pid {info.pid})")
@@ -44,16 +51,12 @@ def serve_command(
 @llm_app.command("stop")
 def stop_command() -> None:
     """Stop this home's model server."""
-    from agentcycle.llm_server import stop_llm_server
-
     typer.echo("stopped" if stop_llm_server() else "no LLM server was running")
 
 
 @llm_app.command("status")
 def status_command() -> None:
     """Say whether this home's model server runs and answers; exit 1 when it does not."""
-    from agentcycle.llm_server import llm_server_status, models_answer
-
     info = llm_server_status()
     if info is None or not models_answer(info.base_url):
         typer.echo("not running")
@@ -77,6 +80,4 @@ BaseUrlOption = Annotated[
 
 def planner_settings(provider: str | None, model: str | None, base_url: str | None) -> dict:
     """The session's planner settings, checked before anything is written ({} = rules)."""
-    from agentcycle.agent.program.llm_plan import session_llm
-
     return session_llm(provider, model, base_url)
