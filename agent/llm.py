@@ -95,6 +95,11 @@ def chat_transport(settings: LLMSettings) -> Transport:
             max_retries=settings.retries,
             temperature=0,
             max_tokens=MAX_REPLY_TOKENS,
+            # LangChain sends the cap as `max_completion_tokens`, which llama.cpp's and
+            # other OpenAI-compatible servers ignore: their replies ran to the context
+            # limit (minutes on a CPU). Those servers read `max_tokens`; OpenAI itself
+            # (no base URL) gets only the new name.
+            extra_body={"max_tokens": MAX_REPLY_TOKENS} if settings.base_url else None,
         ).bind(response_format={"type": "json_object"})  # every skill replies in JSON
     elif settings.provider == "ollama":
         from langchain_ollama import ChatOllama

@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -319,11 +320,15 @@ def stop_all_servers() -> list[WatchedServer]:
 
 def apply_prefect_environment() -> None:
     """Our Prefect home and settings, unless the user set their own: before anything
-    imports Prefect, which reads some of them only once and creates its home folder
-    (without parents: it warns on a fresh machine unless the folder is there)."""
+    imports Prefect, which reads some of them only once.
+
+    Prefect also tries to create its home when imported, and warns when the folder above
+    it is missing (a fresh machine). Our home is made when our server first starts; a
+    command refused for bad input must write nothing, so the warning is silenced instead.
+    """
     for key, value in prefect_environment().items():
         os.environ.setdefault(key, value)
-    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True, mode=0o700)
+    warnings.filterwarnings("ignore", message="Failed to create the Prefect home directory")
 
 
 def ensure_prefect_api() -> str:
