@@ -43,6 +43,7 @@ class LLMSettings:
     api_key: str = ""
     timeout_s: float = DEFAULT_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
+    max_tokens: int = MAX_REPLY_TOKENS  # AGENTCYCLE_LLM_MAX_TOKENS: less on a slow CPU
 
     @classmethod
     def resolve(
@@ -52,6 +53,7 @@ class LLMSettings:
         base_url: str | None = None,
         timeout_s: float | None = None,
         retries: int | None = None,
+        max_tokens: int | None = None,
     ) -> LLMSettings:
         env = os.environ
         name = (provider or env.get("AGENTCYCLE_LLM_PROVIDER") or "rules").lower()
@@ -70,6 +72,7 @@ class LLMSettings:
             api_key=env.get("OPENAI_API_KEY", "not-needed"),
             timeout_s=timeout_s or float(env.get("AGENTCYCLE_LLM_TIMEOUT", DEFAULT_TIMEOUT_S)),
             retries=DEFAULT_RETRIES if retries is None else retries,
+            max_tokens=max_tokens or _reply_cap(env.get("AGENTCYCLE_LLM_MAX_TOKENS")),
         )
 
     def describe(self) -> dict[str, Any]:
@@ -79,7 +82,33 @@ class LLMSettings:
             "model": self.model,
             "base_url": self.base_url,
             "timeout_s": self.timeout_s,
+            "max_tokens": self.max_tokens,
         }
+
+
+def _reply_cap(raw: str | None) -> int:
+    """AGENTCYCLE_LLM_MAX_TOKENS, checked: a positive whole number of tokens."""
+    if raw is None or not raw.strip():
+        return MAX_REPLY_TOKENS
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise UserError(f"AGENTCYCLE_LLM_MAX_TOKENS: not a positive number of tokens: {raw!r}")
+    return int(raw)
+
+
+def _openai_extra_body(settings: LLMSettings) -> dict[str, Any]:
+    """Request fields LangChain's own parameters get wrong for us.
+
+    Every skill replies in JSON. Bound as LangChain's `response_format`, a reply cut at
+    the cap raises instead of coming back; sent as a plain field, the cut text returns
+    and counts as a parse failure, so the step falls back to rules with the reason said.
+    LangChain sends the cap as `max_completion_tokens`, which llama.cpp and other
+    OpenAI-compatible servers ignore (replies then ran to the context limit: minutes on
+    a CPU); they read `max_tokens`. OpenAI itself (no base URL) gets only the new name.
+    """
+    extra: dict[str, Any] = {"response_format": {"type": "json_object"}}
+    if settings.base_url:
+        extra["max_tokens"] = settings.max_tokens
+    return extra
 
 
 def chat_transport(settings: LLMSettings) -> Transport:
@@ -94,13 +123,9 @@ def chat_transport(settings: LLMSettings) -> Transport:
             timeout=settings.timeout_s,
             max_retries=settings.retries,
             temperature=0,
-            max_tokens=MAX_REPLY_TOKENS,
-            # LangChain sends the cap as `max_completion_tokens`, which llama.cpp's and
-            # other OpenAI-compatible servers ignore: their replies ran to the context
-            # limit (minutes on a CPU). Those servers read `max_tokens`; OpenAI itself
-            # (no base URL) gets only the new name.
-            extra_body={"max_tokens": MAX_REPLY_TOKENS} if settings.base_url else None,
-        ).bind(response_format={"type": "json_object"})  # every skill replies in JSON
+            max_tokens=settings.max_tokens,
+            extra_body=_openai_extra_body(settings),
+        )
     elif settings.provider == "ollama":
         from langchain_ollama import ChatOllama
 
@@ -108,7 +133,7 @@ def chat_transport(settings: LLMSettings) -> Transport:
             model=settings.model,
             base_url=settings.base_url,
             temperature=0,
-            num_predict=MAX_REPLY_TOKENS,
+            num_predict=settings.max_tokens,
             format="json",
             client_kwargs={"timeout": settings.timeout_s},
         )

@@ -151,6 +151,10 @@ def start_llm_server(
     argv = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf)]
     argv += ["--model_alias", MODEL_ALIAS, "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--n_ctx", str(CONTEXT_TOKENS)]
+    if model_path is None:
+        # The bundled Gemma GGUF carries no chat template; llama-cpp-python's fallback
+        # (llama-2's [INST] format) confuses it into replies that run to the token cap.
+        argv += ["--chat_format", "gemma"]
     with open(log, "wb") as handle:
         process = subprocess.Popen(
             argv,

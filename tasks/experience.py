@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
 
 from agentcycle.agent.program import experience as exp
@@ -259,7 +260,7 @@ def remember(session_dir: str, decision: Decision) -> int:
         return 0
 
 
-@task(name="remember")
+@task(name="remember", cache_policy=NO_CACHE)  # writes a `runs` row
 def remember_task(session_dir: str, decision: Decision) -> int:
     return remember(session_dir, decision)
 
@@ -278,6 +279,6 @@ def embed_session(session_id: str) -> int:
         return 0
 
 
-@task(name="embed-runs", task_run_name="embed-runs")
+@task(name="embed-runs", task_run_name="embed-runs", cache_policy=NO_CACHE)
 def embed_session_task(session_id: str) -> int:
     return embed_session(session_id)

@@ -15,6 +15,7 @@ from typing import Any
 
 from prefect import task
 from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
 
 from agentcycle.agent.program.decision import Decision
@@ -48,7 +49,7 @@ class TransientProgramError(RuntimeError):
         self.result = result
 
 
-@task(name="decide")
+@task(name="decide", cache_policy=NO_CACHE)  # reads the session as it is now
 def decide_task(
     session_dir: str, experience: Experience | None = None
 ) -> tuple[int, str, Decision]:
@@ -91,7 +92,11 @@ def _retry_only_transient(task: Any, task_run: Any, state: Any) -> bool:
 
 
 @task(
-    name="run_program", retries=2, retry_delay_seconds=2, retry_condition_fn=_retry_only_transient
+    name="run_program",
+    retries=2,
+    retry_delay_seconds=2,
+    retry_condition_fn=_retry_only_transient,
+    cache_policy=NO_CACHE,  # runs a program: never served from a cache
 )
 def run_program_task(
     session_dir: str, cycle: int, decision: Decision, pack_ref: str
@@ -127,7 +132,7 @@ def parse_log_task(log_path: str, program: str, pack_ref: str, exit_code: int) -
     return parse_run_log(Path(log_path), program, load_pack(pack_ref), exit_code)
 
 
-@task(name="record")
+@task(name="record", cache_policy=NO_CACHE)  # writes the session
 def record_task(
     session_dir: str,
     decision: Decision,

@@ -275,6 +275,7 @@ def _transport_for(settings_json: str) -> Any:
             settings["base_url"],
             settings["timeout_s"],
             retries=0,
+            max_tokens=settings.get("max_tokens"),
         )
     )
 

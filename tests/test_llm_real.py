@@ -117,6 +117,9 @@ def test_ask_answers_with_citations_through_the_real_server(
     # ~25 s a call on an idle machine; make test runs another test file beside this one
     # on the same two cores, which can stretch one call past the 60 s default.
     monkeypatch.setenv("AGENTCYCLE_LLM_TIMEOUT", "240")
+    # This base model rambles to the reply cap (~55 s a call at 512 tokens, idle): a
+    # smaller cap keeps the test's several calls to a few minutes on a loaded machine.
+    monkeypatch.setenv("AGENTCYCLE_LLM_MAX_TOKENS", "96")
     ingest("seeds-llm", [SHARED / "seeds" / "docuchat-agent-mode.md"])
     result = run_ask(
         "seeds-llm",
