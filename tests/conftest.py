@@ -35,7 +35,7 @@ os.environ.setdefault(SERVER_MARKER, uuid.uuid4().hex)
 
 
 def _servers_of_this_run() -> list[tuple[int, str]]:
-    """(pid, argv) of every agentcycle or Prefect server process this test run started."""
+    """(pid, argv) of every agentcycle, Prefect or model server this test run started."""
     marker = f"{SERVER_MARKER}={os.environ[SERVER_MARKER]}".encode()
     found = []
     for entry in Path("/proc").iterdir():
@@ -43,7 +43,8 @@ def _servers_of_this_run() -> list[tuple[int, str]]:
             continue
         try:
             argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            if not any(word in argv for word in ("server_watch", "server start", "uvicorn")):
+            servers = ("server_watch", "server start", "uvicorn", "llama_cpp.server")
+            if not any(word in argv for word in servers):
                 continue
             if marker in (entry / "environ").read_bytes().split(b"\0"):
                 found.append((int(entry.name), argv.strip()))
