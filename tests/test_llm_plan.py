@@ -9,7 +9,6 @@ demand. The real model is exercised in test_llm_real.py.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import TOY_PACK
+from loopback import reply_json, serving
 
 from agentcycle.agent.llm import LLMSettings, make_provider
 from agentcycle.agent.program.graph import decide
@@ -61,17 +61,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_response(reply)
             self.end_headers()
             return
-        payload = json.dumps(
-            {
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 20},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        reply_json(self, {
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+        })  # fmt: skip
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -79,12 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def stand_in() -> Iterator[StandInPlanServer]:
-    server = StandInPlanServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(StandInPlanServer()) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

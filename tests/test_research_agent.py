@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import SHARED
+from loopback import reply_json, serving
 from typer.testing import CliRunner
 
 from agentcycle.agent.llm import MAX_REPLY_TOKENS
@@ -231,7 +231,8 @@ class _Handler(BaseHTTPRequestHandler):
         system = next((m["content"] for m in messages if m["role"] == "system"), "")
         user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
         content = self.server.reply_for(system, user)
-        payload = json.dumps(
+        reply_json(
+            self,
             {
                 "id": "standin-1",
                 "object": "chat.completion",
@@ -245,13 +246,8 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 ],
                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+            },
+        )
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -259,12 +255,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def stand_in_openai() -> Iterator[StandInOpenAI]:
-    server = StandInOpenAI()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
+    with serving(StandInOpenAI()) as server:
+        yield server
 
 
 def test_openai_provider_path_against_a_stand_in_server(

@@ -15,7 +15,6 @@ import re
 import shutil
 import signal
 import subprocess
-import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM_FLAGS, TOY_PACK, cli_command
+from loopback import reply_json, serving
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -122,11 +122,7 @@ class _StandIn(http.server.BaseHTTPRequestHandler):
     """Stand-in for someone else's Prefect server on 4200: answers every request."""
 
     def do_GET(self) -> None:
-        body = b'{"api_url": "http://127.0.0.1:4200/api"}'
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(body)
+        reply_json(self, {"api_url": "http://127.0.0.1:4200/api"})
 
     def log_message(self, *args: object) -> None:
         pass
@@ -139,13 +135,8 @@ def _something_on_4200() -> Iterator[None]:
     if not _port_free(4200):
         yield  # another server already holds it
         return
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 4200), _StandIn)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", 4200), _StandIn)):
         yield
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _chromium(url: str, work: Path, shot: Path | None = None) -> str:

@@ -4,7 +4,6 @@ evaluation deployed over it; a regression is POSTed to a webhook by an automatio
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -14,6 +13,7 @@ from typing import ClassVar
 import pytest
 import yaml
 from conftest import SHARED, cli_command, served
+from loopback import serving
 
 DEV = SHARED / "data" / "qa" / "dev.yaml"
 
@@ -88,13 +88,8 @@ class _Recorder(BaseHTTPRequestHandler):
 def webhook() -> Iterator[tuple[str, list[dict]]]:
     """A loopback HTTP server that records what is POSTed to it (the webhook's receiver)."""
     _Recorder.bodies = []
-    server = HTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(HTTPServer(("127.0.0.1", 0), _Recorder)) as server:
         yield f"http://127.0.0.1:{server.server_port}/hook", _Recorder.bodies
-    finally:
-        server.shutdown()
 
 
 @pytest.mark.slow
