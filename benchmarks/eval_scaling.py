@@ -1,14 +1,19 @@
 """Wall time of the `evaluate` flow on a Dask cluster of 1 and of 2 worker processes.
 
-    .venv/bin/python benchmarks/eval_scaling.py [--questions 200]
+    .venv/bin/python benchmarks/eval_scaling.py [--questions 100]
 
-Builds a rules-only suite of N questions by cycling dev.yaml's (as eval_throughput.py
-does), ingests its corpus, then for 1 and 2 workers: starts a `LocalCluster` (one
-thread per worker), warms every worker with a few questions (each loads torch and the
-embedding model once, ~8 s, which a long-lived cluster pays once), and times the whole
-suite sent to that scheduler with Prefect's retrieval cache refreshed, so every search
-really runs. Both runs happen in this one process, so the ratio compares like with like
-on whatever the machine is doing. Target: `speed-up: >= 1.80x with 2 workers`.
+The suite is the first N questions of the project's own question set
+(`evaluation/question_sets/answers.yaml`, 147 distinct questions over the shared corpus),
+rules-only. Distinct questions matter: a suite that repeats questions lets one worker
+answer the repeats from its in-process embedding cache, which a second worker does not
+share, so it would measure cache luck rather than scaling.
+
+For 1 and 2 workers: start a `LocalCluster` (one thread per worker), warm every worker
+(each loads torch, the embedding model and the corpus once, ~8 s, which a long-lived
+cluster pays once), then time the whole suite sent to that scheduler with Prefect's
+retrieval cache refreshed, so every search really runs. Both runs happen in this one
+process, so the ratio compares like with like on whatever the machine is doing.
+Target: `speed-up: >= 1.80x with 2 workers`.
 """
 
 from __future__ import annotations
@@ -20,31 +25,64 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from eval_throughput import DEFAULT_DEV, build_suite
+import yaml
+
+PROJECT = Path(__file__).resolve().parents[1]
+QUESTION_SET = PROJECT / "evaluation" / "question_sets" / "answers.yaml"
+ONE_THREAD = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+    "PREFECT_TASKS_REFRESH_CACHE": "true",
+}
+
+
+def distinct_suite(question_set: Path, n: int, folder: Path) -> Path:
+    """The first `n` questions of the set as a suite file with an absolute corpus root."""
+    data = yaml.safe_load(question_set.read_text())
+    if n > len(data["questions"]):
+        raise SystemExit(f"--questions {n}: {question_set.name} has {len(data['questions'])}")
+    data["name"] = f"scaling-{n}"
+    data["corpus_root"] = str((question_set.parent / data["corpus_root"]).resolve())
+    data["questions"] = data["questions"][:n]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"scaling-{n}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def warm_worker(corpus: str) -> None:
+    """Load what every sample needs (model, corpus table, caches of the search layer)."""
+    from agentcycle.tasks.research import LocalTools
+
+    LocalTools(corpus, record=False).search("warm up the embedding model", 5)
 
 
 def timed_on_cluster(workers: int, warm: Path, suite: Path, corpus: str) -> tuple[float, dict]:
     """Seconds for the whole suite on a warm local cluster of `workers` processes."""
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
     from agentcycle.flows.evaluate import run_evaluate
 
-    one_thread = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-                  "TOKENIZERS_PARALLELISM": "false", "PREFECT_TASKS_REFRESH_CACHE": "true"}
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, env=one_thread) as cluster:  # fmt: skip
-        address = cluster.scheduler_address
-        run_evaluate(warm, dask_address=address, corpus=corpus, report=False)
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                     dashboard_address=None, env=ONE_THREAD) as cluster,  # fmt: skip
+        Client(cluster) as client,
+    ):
+        client.run(warm_worker, corpus)  # on every worker, not only where tasks land
+        run_evaluate(warm, dask_address=cluster.scheduler_address, corpus=corpus, report=False)
         started = time.perf_counter()
-        summary = run_evaluate(suite, dask_address=address, corpus=corpus, report=False)
+        summary = run_evaluate(
+            suite, dask_address=cluster.scheduler_address, corpus=corpus, report=False
+        )
         return time.perf_counter() - started, summary
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=int, default=200)
-    parser.add_argument("--dev", type=Path, default=DEFAULT_DEV)
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--set", type=Path, default=QUESTION_SET, help="question set YAML")
     parser.add_argument("--corpus", default="qa-dev")
     args = parser.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
@@ -56,12 +94,12 @@ def main() -> int:
 
     n = args.questions
     with tempfile.TemporaryDirectory() as folder:
-        suite = build_suite(args.dev, n, Path(folder))
-        warm = build_suite(args.dev, 8, Path(folder) / "warm")
+        suite = distinct_suite(args.set, n, Path(folder))
+        warm = distinct_suite(args.set, 4, Path(folder) / "warm")
         ensure_corpus(load_suite(suite), args.corpus)
         one, summary_one = timed_on_cluster(1, warm, suite, args.corpus)
         two, summary_two = timed_on_cluster(2, warm, suite, args.corpus)
-    print(f"{n} questions, rules-only; accuracy 1 worker {summary_one['accuracy']:.1%}, "
+    print(f"{n} distinct questions, rules-only; accuracy 1 worker {summary_one['accuracy']:.1%}, "
           f"2 workers {summary_two['accuracy']:.1%}")  # fmt: skip
     print(f"1 worker:  {one:7.1f} s  ({n / one:5.2f} q/s)")
     print(f"2 workers: {two:7.1f} s  ({n / two:5.2f} q/s)")

@@ -3,7 +3,9 @@
 Why it is shaped like this:
 - Each sample is one task run, `concurrency` at a time on a thread pool (a flow
   parameter, so a run triggered from the Prefect UI can set it), so the UI shows every
-  question; a progress bar on stderr counts finished samples and right answers.
+  question; a progress bar on stderr counts finished samples and right answers. On
+  Dask, samples are sent a few at a time (`dask_batch_size`): each send costs Prefect
+  a serialised context, and the samples inside stay task runs of their own.
 - A sample that raises becomes a row with `error` set: one bad question must not throw
   away an hour of answered ones.
 - Each finished sample is appended to `eval_samples` at once (one small Parquet file),
@@ -23,6 +25,7 @@ in `evaluation/samples.py`, run bookkeeping in `evaluation/runs.py`, statistics 
 
 from __future__ import annotations
 
+import math
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,7 +60,7 @@ from agentcycle.scenarios import run_scenario
 from agentcycle.storage.corpora import corpus_with_files
 from agentcycle.storage.datasets import replace_rows
 from agentcycle.storage.maintenance import merge_datasets
-from agentcycle.tasks.evaluation import eval_sample
+from agentcycle.tasks.evaluation import eval_batch, eval_sample
 
 
 def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -107,6 +110,25 @@ def sample_runner(
     })  # fmt: skip
 
 
+def dask_batch_size(samples: int, slots: int) -> int:
+    """Samples per Dask task: about eight tasks per worker thread, so the last tasks
+    (when one worker may idle) stay short, and at most 8 samples (a few seconds)."""
+    return max(1, min(8, math.ceil(samples / (8 * max(1, slots)))))
+
+
+def submit_samples(todo: Todo, common: dict[str, Any], runner: TaskRunner) -> list[Any]:
+    """One `eval_sample` task per sample on threads; small `eval_batch`es on Dask."""
+    items = [{"sample": s, "key": k, "epoch": e} for s, k, e in todo]
+    if isinstance(runner, ThreadPoolTaskRunner):
+        return [runner.submit(eval_sample, {**item, **common}) for item in items]
+    size = dask_batch_size(len(items), sum(runner.client.nthreads().values()))
+    batches = [items[i : i + size] for i in range(0, len(items), size)]
+    return [
+        runner.submit(eval_batch, {"first": b[0]["key"], "items": b, "common": common})
+        for b in batches
+    ]
+
+
 def run_todo(
     todo: Todo,
     common: dict[str, Any],
@@ -118,14 +140,12 @@ def run_todo(
         runner,
         tqdm(total=len(todo), unit="sample", disable=not progress, file=sys.stderr) as bar,
     ):
-        futures = [
-            runner.submit(eval_sample, {"sample": s, "key": k, "epoch": e, **common})
-            for s, k, e in todo
-        ]
         right = 0
-        for future in as_completed(futures):
-            right += bool(future.result()["correct"])
-            bar.update(1)
+        for future in as_completed(submit_samples(todo, common, runner)):
+            result = future.result()
+            rows = result if isinstance(result, list) else [result]
+            right += sum(bool(row["correct"]) for row in rows)
+            bar.update(len(rows))
             bar.set_postfix_str(f"{right}/{bar.n} correct", refresh=False)
 
 

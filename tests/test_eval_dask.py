@@ -68,6 +68,9 @@ def test_dask_workers_give_the_same_rows_as_threads(
                 break
             time.sleep(1)
     assert sorted(t.name for t in sample_runs) == sorted(f"eval-{s}" for s in SEED_IDS)
+    # Samples travel to the workers in batches, each batch a task run of its own.
+    batches = [t for t in tasks if t.name.startswith("batch-")]
+    assert 1 <= len(batches) <= len(SEED_IDS)
 
     from agentcycle.storage.query import run_query
 
@@ -75,6 +78,15 @@ def test_dask_workers_give_the_same_rows_as_threads(
         "SELECT workers, concurrency FROM eval_runs WHERE run_id = 'dask-workers'"
     ).to_pylist()
     assert settings == [{"workers": 2, "concurrency": 2}]
+
+
+def test_dask_batches_keep_the_tail_short() -> None:
+    from agentcycle.flows.evaluate import dask_batch_size
+
+    assert dask_batch_size(5, 2) == 1  # a small suite: one sample per task
+    assert dask_batch_size(100, 2) == 7  # ~8 tasks per worker thread
+    assert dask_batch_size(10_000, 2) == 8  # capped: a batch stays a few seconds
+    assert dask_batch_size(100, 0) == 8  # no worker known yet: still a valid size
 
 
 def test_bad_dask_options_are_one_line_errors(suite_file: Path, tmp_path: Path) -> None:
