@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -90,6 +91,21 @@ def broken_table(name: str, exc: BaseException) -> UserError:
     detail = " ".join(str(exc).split())[:160] or type(exc).__name__
     return UserError(f"{lancedb_dir() / (name + '.lance')}: LanceDB table {name} is unreadable "
                      f"({detail}); run `agentcycle store check --repair`")
+
+
+# What Lance raises reading a damaged table: a truncated or garbage data file surfaces
+# as an Arrow error from the reader, a missing version or manifest as OSError/RuntimeError.
+LANCE_READ_ERRORS = (OSError, RuntimeError, pa.ArrowException)
+
+
+@contextmanager
+def reading_table(name: str) -> Iterator[None]:
+    """Reads of LanceDB table `name`: a damaged table becomes one line with its path and
+    the repair, wherever the read happens (a search, a vocabulary, a similarity)."""
+    try:
+        yield
+    except LANCE_READ_ERRORS as exc:
+        raise broken_table(name, exc) from None
 
 
 def table_name(corpus: str) -> str:

@@ -79,12 +79,20 @@ def all_dataset_problems(root: Path | None = None, deep: bool = False) -> list[P
     return [p for name in SCHEMAS for p in dataset_problems(name, root, deep)]
 
 
-def table_problem(db: Any, name: str) -> Problem | None:
-    """Why a LanceDB table cannot be opened and counted, or None."""
+def table_problem(db: Any, name: str, deep: bool = False) -> Problem | None:
+    """Why a LanceDB table cannot be opened and counted, or None.
+
+    `deep` also reads every row (store check): a truncated or garbage data file opens
+    and counts fine, and fails only when a search reaches its rows.
+    """
     try:
         table = db.open_table(name)
         table.count_rows()
-        table.to_lance().count_rows()
+        dataset = table.to_lance()
+        dataset.count_rows()
+        if deep:
+            for _ in dataset.to_batches(batch_size=4096):
+                pass
     except Exception as exc:  # Lance raises many types for a broken table
         detail = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
         return Problem("lancedb", name, lancedb_dir() / f"{name}.lance",
@@ -92,7 +100,7 @@ def table_problem(db: Any, name: str) -> Problem | None:
     return None
 
 
-def lancedb_problems() -> list[Problem]:
+def lancedb_problems(deep: bool = False) -> list[Problem]:
     if not lancedb_exists():
         return []
 
@@ -101,7 +109,7 @@ def lancedb_problems() -> list[Problem]:
         names = table_names(db)
     except Exception as exc:  # the whole directory is unreadable
         return [Problem("lancedb", "*", lancedb_dir(), f"cannot list tables ({exc})")]
-    return [p for p in (table_problem(db, name) for name in names) if p is not None]
+    return [p for p in (table_problem(db, name, deep) for name in names) if p is not None]
 
 
 def quarantine_dir() -> Path:

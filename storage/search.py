@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentcycle.errors import UserError
-from agentcycle.storage.corpus import broken_table, open_corpus
+from agentcycle.storage.corpus import open_corpus, reading_table
 from agentcycle.storage.embedding import DEFAULT_MODEL, embed_one, model_of_schema
 from agentcycle.storage.tables import sql_quote
 
@@ -224,20 +224,16 @@ def search(corpus: str, query: str, k: int = 10, mode: Mode = "hybrid",
     if not query.strip():
         raise UserError("search: the query is empty")
     table = open_corpus(corpus)
-    try:
+    with reading_table(table.name):
         empty = table.count_rows() == 0
-    except (OSError, RuntimeError) as exc:
-        raise broken_table(table.name, exc) from None
     if empty:  # every file deleted: no index to search, nothing to find
         return []
     reranker = reranker or default_reranker()
     if model_of_schema(table.schema) != DEFAULT_MODEL:
         query_vector = None  # a caller's vector is the default model's: never mix models
-    try:
+    with reading_table(table.name):
         rows = ranked_rows(table, query, mode, candidate_depth(k, mode, reranker),
                            search_filter(file, heading), query_vector=query_vector)
-    except (OSError, RuntimeError) as exc:  # Lance on a damaged table: one line, a hint
-        raise broken_table(table.name, exc) from None
     hits: list[Hit] = []
     seen: set[str] = set()
     for row in rows:

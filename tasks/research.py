@@ -24,7 +24,7 @@ from prefect.context import TaskRunContext
 from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
-from agentcycle.storage.corpus import open_corpus, table_name
+from agentcycle.storage.corpus import open_corpus, reading_table, table_name
 from agentcycle.storage.embedding import DEFAULT_MODEL, embed, embed_one, model_of_schema
 from agentcycle.storage.memory import lookup_answer, remember_answer
 from agentcycle.storage.search import search
@@ -49,7 +49,8 @@ def corpus_vocabulary(corpus: str, version: str | None = None) -> Vocabulary:
     with _vocabulary_lock:
         cached = _vocabularies.get(corpus)
         if cached is None or cached[0] != version:
-            rows = open_corpus(corpus).to_lance().to_table(columns=["heading", "text"])
+            with reading_table(table_name(corpus)):
+                rows = open_corpus(corpus).to_lance().to_table(columns=["heading", "text"])
             texts = (
                 f"{h}\n{t}"
                 for h, t in zip(
@@ -148,15 +149,16 @@ class LocalTools:
 
         where = "chunk_id IN (" + ", ".join(sql_quote(c) for c in chunk_ids) + ")"
         table = open_corpus(self.corpus)
-        rows = (
-            table
-            .search()
-            .where(where)
-            .select(["chunk_id", "vector"])
-            .limit(len(chunk_ids) * 2)
-            .to_arrow()
-            .to_pylist()
-        )
+        with reading_table(table.name):
+            rows = (
+                table
+                .search()
+                .where(where)
+                .select(["chunk_id", "vector"])
+                .limit(len(chunk_ids) * 2)
+                .to_arrow()
+                .to_pylist()
+            )
         vectors = {r["chunk_id"]: np.asarray(r["vector"], dtype=np.float32) for r in rows}
         model = model_of_schema(table.schema)  # the corpus's own model, never another's
         query_vector = _query_vector(query) if model == DEFAULT_MODEL else embed_one(query, model)

@@ -16,7 +16,8 @@ from agentcycle.agent.research.compose import to_json
 from agentcycle.errors import UserError
 from agentcycle.flows.ask import run_ask
 from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.corpus import open_corpus, validate_corpus_name
+from agentcycle.storage.corpus import validate_corpus_name
+from agentcycle.tasks.research import corpus_vocabulary
 
 _LETTERED = re.compile(r"^\s*\(?([A-Ha-h])\s*[)=:.]\s*(.+)$")
 
@@ -94,7 +95,9 @@ def ask(
     api = ensure_prefect_api()
     typer.echo(f"Prefect API: {api}  (watch: {api.removesuffix('/api')}/runs)", err=True)
 
-    open_corpus(corpus)  # a missing corpus is a one-line error before the flow starts
+    # Reads every chunk's text once (the answer needs it anyway; it stays cached), so a
+    # missing or damaged corpus is a one-line error before the flow starts.
+    corpus_vocabulary(corpus)
     result = run_ask(
         corpus,
         question,

@@ -169,7 +169,7 @@ def store_check(
     for path in sessions or []:
         if not (path / "session.json").is_file():
             raise UserError(f"{path}: --session: no session.json here")
-    problems = all_dataset_problems(deep=True) + lancedb_problems()
+    problems = all_dataset_problems(deep=True) + lancedb_problems(deep=True)
     for problem in problems:
         if not repair:
             typer.echo(f"broken: {problem.line()}")

@@ -147,3 +147,30 @@ def test_an_eval_run_has_one_row_however_often_it_is_resumed(home: Path) -> None
     rows = run_query("SELECT run_id, samples FROM eval_runs ORDER BY run_id",
                      lancedb=False).to_pylist()
     assert rows == [{"run_id": "r1", "samples": 5}, {"run_id": "r2", "samples": 1}]
+
+
+def test_a_damaged_corpus_data_file_stops_ask_in_one_line_and_store_check_finds_it(
+    home: Path, tmp_path: Path, prefect_api: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.storage.tables import forget_handles, lancedb_dir
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Settings\n\nThe default number of macro cycles is 5.\n")
+    ingest("docs", [docs])
+    forget_handles()
+    data = next((lancedb_dir() / "corpus_docs.lance" / "data").glob("*.lance"))
+    data.write_bytes(data.read_bytes()[: data.stat().st_size // 2])  # a torn write
+
+    code, err = _cli(["ask", "docs", "How many macro cycles are run by default?"], capsys)
+    assert code == 2 and "Traceback" not in err, err
+    assert "corpus_docs" in err and "store check --repair" in err
+    assert err.strip().splitlines()[-1].startswith("error:")
+
+    code, out, _ = cli_full(["store", "check"], capsys)
+    assert code == 1 and "corpus_docs" in out and "1 broken item" in out
+    code, out, _ = cli_full(["store", "check", "--repair"], capsys)
+    assert "agentcycle ingest docs" in out and not (lancedb_dir() / "corpus_docs.lance").exists()
+    code, err = _cli(["ask", "docs", "How many macro cycles are run by default?"], capsys)
+    assert code == 2 and "does not exist" in err
