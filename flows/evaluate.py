@@ -60,7 +60,7 @@ from agentcycle.scenarios import run_scenario
 from agentcycle.storage.corpora import corpus_with_files
 from agentcycle.storage.datasets import replace_rows
 from agentcycle.storage.maintenance import merge_datasets
-from agentcycle.tasks.evaluation import eval_batch, eval_sample
+from agentcycle.tasks.evaluation import eval_batch, eval_sample, warm_up
 
 
 def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -140,6 +140,11 @@ def run_todo(
         runner,
         tqdm(total=len(todo), unit="sample", disable=not progress, file=sys.stderr) as bar,
     ):
+        if common["suite"].kind == "qa":  # where the samples run, before any is timed
+            if isinstance(runner, ThreadPoolTaskRunner):
+                warm_up(common["corpus"])
+            else:
+                runner.client.run(warm_up, common["corpus"])
         right = 0
         for future in as_completed(submit_samples(todo, common, runner)):
             result = future.result()

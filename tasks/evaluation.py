@@ -15,7 +15,15 @@ from prefect.cache_policies import NO_CACHE
 
 from agentcycle.evaluation.samples import Replay, evaluate_sample
 from agentcycle.evaluation.suites import QaSample, ScenarioSample, Suite
-from agentcycle.tasks.research import LocalTools, PrefectTools
+from agentcycle.tasks.research import LocalTools, PrefectTools, corpus_vocabulary, prepare_vectors
+
+
+def warm_up(corpus: str) -> None:
+    """Load the embedding model and the corpus's vocabulary before any sample's clock
+    starts. Otherwise the first samples of a fresh process (a rerun, a resumed run, a new
+    Dask worker) each carry the ~5 s model load, and the run's p95 latency with them."""
+    corpus_vocabulary(corpus)
+    prepare_vectors(["warm up"])
 
 
 @task(name="eval-sample", task_run_name="eval-{key}", cache_policy=NO_CACHE)
