@@ -184,6 +184,29 @@ def embed_missing(session_id: str) -> int:
     return len(rows)
 
 
+# Every remembered cycle appends one small file; `find_cases` scans them all each cycle.
+COMPACT_AT_FRAGMENTS = 32
+
+
+def compact_runs(min_fragments: int = COMPACT_AT_FRAGMENTS) -> bool:
+    """Merge the runs table's files once it has `min_fragments` or more; True if it did.
+
+    Without it a busy home's retrieval slows with its history (one fragment per cycle
+    ever run). Best effort: a concurrent session's commit that conflicts, or a damaged
+    table, leaves the table as it was, and the next session's end tries again.
+    """
+    table = runs_table(create=False)
+    if table is None:
+        return False
+    try:
+        if len(table.to_lance().get_fragments()) < min_fragments:
+            return False
+        table.optimize()
+    except Exception:  # compaction is an optimisation, never a failure
+        return False
+    return True
+
+
 def session_runs(session_id: str) -> list[dict[str, Any]]:
     """Every stored cycle of one session, in cycle order."""
     table = runs_table(create=False)

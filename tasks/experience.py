@@ -266,14 +266,17 @@ def remember_task(session_dir: str, decision: Decision) -> int:
 
 
 def embed_session(session_id: str) -> int:
-    """Embed the session's `runs` rows in one batch; 0 when memory is broken.
+    """Embed the session's `runs` rows in one batch, then merge the table's small files
+    if there are many; 0 when memory is broken.
 
     Done once per session rather than per cycle: loading the embedding model costs
     seconds, which no cycle should wait for, and retrieval during the session matches
     on exact fields, not vectors. Only `agentcycle search runs` reads the vectors.
     """
     try:
-        return runs.embed_missing(session_id)
+        embedded = runs.embed_missing(session_id)
+        runs.compact_runs()
+        return embedded
     except runs.MemoryUnavailable as exc:
         LOGGER.warning("memory unavailable, this session's runs are not embedded: %s", exc)
         return 0

@@ -76,3 +76,24 @@ def test_qa_memory_answers_only_for_the_same_corpus() -> None:
     memory.remember_answer(QUESTION, "20", corpus="docs")
     assert memory.lookup_answer(QUESTION, corpus="docs").answer == "20"
     assert memory.lookup_answer(QUESTION, corpus="other-docs") is None
+
+
+def test_the_runs_table_is_compacted_once_it_has_many_files() -> None:
+    from agentcycle.storage import runs
+
+    def cycle(n: int) -> dict:
+        return {"run_id": f"s1/{n}", "session_id": "s1", "cycle": n, "pack": "toy",
+                "program": "refine", "data_key": "d1", "outcome": "success"}  # fmt: skip
+
+    for n in range(1, 6):  # one append per remembered cycle, as a session does
+        runs.append_runs([cycle(n)])
+    assert not runs.compact_runs(min_fragments=10)  # few files: left alone
+    for n in range(6, 13):
+        runs.append_runs([cycle(n)])
+    fragments = len(runs.runs_table(create=False).to_lance().get_fragments())
+    assert fragments == 12
+    assert runs.compact_runs(min_fragments=10)
+    table = runs.runs_table(create=False)
+    table.checkout_latest()
+    assert len(table.to_lance().get_fragments()) == 1
+    assert [r["cycle"] for r in runs.session_runs("s1")] == list(range(1, 13))
