@@ -197,8 +197,10 @@ def _read(path: Path) -> tuple[dict[str, Any], list[Any], list[int]]:
 def load_suite(path: Path) -> Suite:
     """Read and validate a suite; every sample is checked, the first error is raised."""
     path = Path(path).resolve()
-    if not path.is_file():
+    if not path.exists():
         raise SuiteError(f"{path}: no such suite file")
+    if not path.is_file():
+        raise SuiteError(f"{path}: not a regular file (a suite is a YAML file)")
     header, raw, lines = _read(path)
     kind = header.get("kind", "qa")
     pattern = header.pop("scenario_glob", None)

@@ -145,6 +145,18 @@ def existing_files(table: lancedb.table.Table) -> dict[tuple[str, str], str]:
     return {(r["source"], r["file"]): r["file_hash"] for r in grouped.to_pylist()}
 
 
+def check_something_to_ingest(corpus: str, paths: Sequence[Path]) -> None:
+    """A new corpus from paths that hold no ingestible file is a mistake (a wrong folder,
+    a FIFO): one line before anything is written. An existing corpus may be emptied."""
+    if open_table(table_name(corpus)) is not None:
+        return
+    files, skipped, _ = discover(paths)
+    if not files:
+        why = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:3])
+        raise UserError(f"{', '.join(str(p) for p in paths)}: nothing to ingest into new corpus "
+                        f"{corpus!r} ({why or 'no md, txt, html or pdf files found'})")
+
+
 def plan_ingest(corpus: str, paths: Sequence[Path]) -> IngestPlan:
     """Compare the files on disk with the table: what is new, changed, unchanged, gone."""
     plan = IngestPlan(validate_corpus_name(corpus))
@@ -379,6 +391,7 @@ def ingest(corpus: str, paths: Sequence[Path], embedder: Embedder | None = None,
     if embedder is None:
         def embedder(texts: list[str], hashes: list[str]) -> np.ndarray:
             return embed(texts, model=model)
+    check_something_to_ingest(corpus, paths)
     plan = plan_ingest(corpus, paths)
     report = IngestReport(plan.corpus, len(plan.new), len(plan.changed), len(plan.unchanged),
                           len(plan.deleted), list(plan.skipped))

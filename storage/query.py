@@ -132,6 +132,8 @@ def run_query(sql: str, root: Path | None = None,
 
     `lancedb=False` skips the LanceDB views for queries over Parquet datasets only.
     """
+    if not sql.strip():
+        raise QueryError("query: the SQL is empty")
     con = connect(root, lancedb=lancedb)
     try:
         relation = con.sql(sql, params=parameters or None)

@@ -18,7 +18,7 @@ from agentcycle.config import sessions_dir
 from agentcycle.errors import UserError
 from agentcycle.flows.ingest import ingest_flow
 from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.corpus import validate_corpus_name
+from agentcycle.storage.corpus import check_something_to_ingest, validate_corpus_name
 from agentcycle.storage.health import all_dataset_problems, lancedb_problems, quarantine
 from agentcycle.storage.maintenance import compact, info
 from agentcycle.storage.query import (
@@ -67,6 +67,7 @@ def ingest(
         raise UserError(f"{missing[0]}: no such file or folder")
     if embedding_model is not None and not embedding_model.is_dir():
         raise UserError(f"{embedding_model}: --embedding-model: no such model folder")
+    check_something_to_ingest(corpus, paths)
 
     api = ensure_prefect_api()
     typer.echo(f"Prefect API: {api}  (watch: {api.removesuffix('/api')}/runs)", err=True)

@@ -41,6 +41,14 @@ TALLY = {"tried": 0, "clean": 0}
 
 @pytest.fixture(scope="module", autouse=True)
 def tally(request: pytest.FixtureRequest) -> Iterator[None]:
+    # Importing Prefect makes its home folder (`<home>/prefect`) once per process when
+    # our home exists: done here, so it is not blamed on whichever case imports it first
+    # when this module runs alone (a real command runs in a process of its own).
+    from agentcycle.server import apply_prefect_environment
+
+    apply_prefect_environment()
+    import prefect  # noqa: F401
+
     yield
     print_tally(request, f"malformed inputs: {TALLY['tried']} tried / {TALLY['clean']} clean")
 
@@ -113,7 +121,7 @@ CASES: dict[str, tuple[Setup, str]] = {
     "suite: unsafe name": (lambda w: ["eval", str(w.suite(VALID_QA.replace(
         "name: tiny", "name: ../evil")))], "name"),
     "suite: missing file": (lambda w: ["eval", str(w.root / "nope.yaml")], "no such suite"),
-    "suite: a folder": (lambda w: ["eval", str(w.root / "corpus")], "no such suite"),
+    "suite: a folder": (lambda w: ["eval", str(w.root / "corpus")], "not a regular file"),
     "suite: JSONL bad line": (lambda w: ["eval", str(w.suite('{"id": "a"\n', "s.jsonl"))],
                               "not JSON"),
     "suite: JSONL empty": (lambda w: ["eval", str(w.suite("\n", "s.jsonl"))], "no samples"),
@@ -154,6 +162,12 @@ CASES: dict[str, tuple[Setup, str]] = {
     "search unknown corpus": (lambda w: ["search", "nosuch", "sky"], "does not exist"),
     "ingest bad corpus name": (lambda w: ["ingest", "bad name!", str(w.root)], "corpus"),
     "ingest missing path": (lambda w: ["ingest", "docs", str(w.root / "nope")], "no such"),
+    "ingest an empty folder into a new corpus": (lambda w: ["ingest", "docs", str(_empty(w))],
+                                                 "nothing to ingest"),
+    "ingest a FIFO into a new corpus": (lambda w: ["ingest", "docs", str(_fifo(w))],
+                                        "nothing to ingest"),
+    "eval a FIFO as the suite": (lambda w: ["eval", str(_fifo(w))], "not a regular file"),
+    "query empty SQL": (lambda w: ["query", "  "], "empty"),
     "report unknown": (lambda w: ["report", "nosuch"], "unknown"),
     "query COPY TO a file": (lambda w: ["query", f"COPY (SELECT 1) TO '{w.root / 'x.csv'}'"],
                              "disabled"),
@@ -241,6 +255,12 @@ def _empty(work: Work) -> Path:
     folder = work.root / "EMPTY"
     folder.mkdir()
     return folder
+
+
+def _fifo(work: Work) -> Path:
+    path = work.root / "pipe.yaml"
+    os.mkfifo(path)
+    return path
 
 
 def _run_with(work: Work, change: Callable[[Path], object]) -> list[str]:
