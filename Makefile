@@ -49,7 +49,7 @@ postgres:
 # tests wait on servers and subprocesses, so the suite takes ~2/3 of the serial time.
 test: $(DEMO_STAMP) browser postgres
 	$(BIN)/python tools/lint_imports.py
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
