@@ -29,13 +29,6 @@ import yaml
 
 PROJECT = Path(__file__).resolve().parents[1]
 QUESTION_SET = PROJECT / "evaluation" / "question_sets" / "answers.yaml"
-ONE_THREAD = {
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-    "PREFECT_TASKS_REFRESH_CACHE": "true",
-}
 
 
 def distinct_suite(question_set: Path, n: int, folder: Path) -> Path:
@@ -56,10 +49,11 @@ def timed_on_cluster(workers: int, warm: Path, suite: Path, corpus: str) -> tupl
     """Seconds for the whole suite on a warm local cluster of `workers` processes."""
     from distributed import LocalCluster
 
-    from agentcycle.flows.evaluate import run_evaluate
+    from agentcycle.flows.evaluate import ONE_THREAD_ENV, run_evaluate
 
+    env = {**ONE_THREAD_ENV, "PREFECT_TASKS_REFRESH_CACHE": "true"}  # every search runs
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, env=ONE_THREAD) as cluster:  # fmt: skip
+                      dashboard_address=None, env=env) as cluster:  # fmt: skip
         # The flow warms every worker (model, vocabulary) before its samples; this run
         # also imports the flow's code there, so the timed run pays neither.
         run_evaluate(warm, dask_address=cluster.scheduler_address, corpus=corpus, report=False)

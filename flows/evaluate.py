@@ -85,6 +85,16 @@ def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any]
     return comparison
 
 
+# A Dask worker process runs one sample at a time: torch, BLAS and the tokenizer get one
+# thread each, so two workers on two cores do not oversubscribe them.
+ONE_THREAD_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
 def sample_runner(
     concurrency: int, workers: int | None, dask_address: str | None
 ) -> TaskRunner:
@@ -101,12 +111,9 @@ def sample_runner(
 
     if dask_address:
         return DaskTaskRunner(address=dask_address)
-    one_thread = {name: "1" for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS",
-                                         "OPENBLAS_NUM_THREADS", "TOKENIZERS_PARALLELISM")}
-    one_thread["TOKENIZERS_PARALLELISM"] = "false"
     return DaskTaskRunner(cluster_kwargs={
         "n_workers": workers, "threads_per_worker": 1, "processes": True,
-        "dashboard_address": None, "env": one_thread,
+        "dashboard_address": None, "env": ONE_THREAD_ENV,
     })  # fmt: skip
 
 
