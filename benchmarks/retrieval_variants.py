@@ -8,7 +8,9 @@ straddle two chunks). Per question, recall@k is the share of its quotes held by 
 top k; the figure is the mean over answerable questions with quotes. Variants:
 vector, BM25 (LanceDB full text), hybrid (both fused by RRF: what `ask` searches),
 multi-query (the agent's rewrites, each hybrid, fused by RRF), multi-query + the
-agent's lexical rerank, and hybrid + reference following (depth 2).
+agent's lexical rerank, hybrid + reference following (depth 2), BM25 over single
+sentences and table rows (`agent/research/unit_index.py`), and what a research step
+reads: the reranked multi-query pool plus the best unit-search chunks.
 """
 
 from __future__ import annotations
@@ -52,11 +54,16 @@ def variants(corpus: str) -> dict[str, Callable[[str, int], list[Any]]]:
     from agentcycle.agent.research.retrieve import pool, rerank
     from agentcycle.agent.research.rewrite import rewrite_queries
     from agentcycle.agent.research.state import Evidence, ResearchConfig
+    from agentcycle.storage.corpus import open_corpus
     from agentcycle.storage.search import search
-    from agentcycle.tasks.research import LocalTools, _query_vector
+    from agentcycle.tasks.research import LocalTools, _query_vector, corpus_text
 
     tools = LocalTools(corpus, record=False)
     spans: dict[str, tuple[str, int, int]] = {}
+    table = open_corpus(corpus).to_lance().to_table(columns=["chunk_id", "start_char", "end_char"])
+    offsets = {
+        row["chunk_id"]: (row["start_char"], row["end_char"]) for row in table.to_pylist()
+    }
 
     def run(query: str, k: int, mode: str = "hybrid") -> list[Any]:
         vector = _query_vector(query) if mode != "text" else None
@@ -83,6 +90,26 @@ def variants(corpus: str) -> dict[str, Callable[[str, int], list[Any]]]:
             fused = rerank(question, fused, tools.vocabulary(), k)
         return with_spans(fused[:k])
 
+    def units(question: str, k: int) -> list[Any]:
+        hits = corpus_text(corpus).units.search(question, k)
+        for h in hits:  # spans of chunks the chunk search has not met yet
+            spans.setdefault(h.chunk_id, (h.file, *offsets.get(h.chunk_id, (-1, -1))))
+        return with_spans(hits)
+
+    def agent(question: str, k: int) -> list[Any]:
+        """What a research step reads: the reranked pool of every query and the unit
+        search, then the best unit-search chunks the rerank left out."""
+        queries = rewrite_queries(question, tools.vocabulary())
+        by_unit = corpus_text(corpus).units.search(question, 10)
+        for h in by_unit:
+            spans.setdefault(h.chunk_id, (h.file, *offsets.get(h.chunk_id, (-1, -1))))
+        rankings = [as_evidence(run(q, 10)) for q in queries] + [by_unit]
+        top = rerank(question, pool(rankings, set()), tools.vocabulary(), 5)
+        kept = {h.chunk_id for h in top}
+        top += [h for h in by_unit[: ResearchConfig().unit_hits_kept] if h.chunk_id not in kept]
+        rest = [h for h in by_unit if h.chunk_id not in {t.chunk_id for t in top}]
+        return with_spans((top + rest)[:k])
+
     def references(question: str, k: int) -> list[Any]:
         from agentcycle.agent.research.nodes import resolve_reference
 
@@ -98,6 +125,8 @@ def variants(corpus: str) -> dict[str, Callable[[str, int], list[Any]]]:
         "multi-query": lambda q, k: multi(q, k, False),
         "multi-query+rerank": lambda q, k: multi(q, k, True),
         "hybrid+references": references,
+        "units (BM25 per row)": units,
+        "agent (mq+rerank+units)": agent,
     }
 
 

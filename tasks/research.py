@@ -14,6 +14,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
 from typing import Any
@@ -24,6 +25,7 @@ from prefect.context import TaskRunContext
 from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
+from agentcycle.agent.research.unit_index import ChunkRow, UnitIndex
 from agentcycle.storage.corpus import open_corpus, reading_table, table_name
 from agentcycle.storage.embedding import DEFAULT_MODEL, embed, embed_one, model_of_schema
 from agentcycle.storage.memory import lookup_answer, remember_answer
@@ -31,8 +33,8 @@ from agentcycle.storage.search import search
 from agentcycle.storage.tables import lancedb_dir, sql_quote
 from agentcycle.tasks.retrieval import record_retrievals
 
-_vocabularies: dict[str, tuple[str, Vocabulary]] = {}  # corpus -> (version key, vocabulary)
-_vocabulary_lock = threading.Lock()
+_texts: dict[str, tuple[str, CorpusText]] = {}  # corpus -> (version key, its text)
+_text_lock = threading.Lock()
 
 
 def version_key(corpus: str) -> str:
@@ -42,23 +44,34 @@ def version_key(corpus: str) -> str:
     return f"{lancedb_dir() / table_name(corpus)}@{version}"
 
 
-def corpus_vocabulary(corpus: str, version: str | None = None) -> Vocabulary:
-    """Document frequencies of the corpus's chunks, computed once per table version
-    (`version` as `version_key` gives it, read now when not given); the newest is kept."""
+@dataclass(frozen=True)
+class CorpusText:
+    """What the agent knows of a corpus's text without searching it: term frequencies
+    (query expansion, coverage) and the unit index (row- and sentence-level search)."""
+
+    vocabulary: Vocabulary
+    units: UnitIndex
+
+
+def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
+    """Built once per table version (`version` as `version_key` gives it, read now when
+    not given) from one read of the chunks; the newest version is kept."""
     version = version or version_key(corpus)
-    with _vocabulary_lock:
-        cached = _vocabularies.get(corpus)
+    with _text_lock:
+        cached = _texts.get(corpus)
         if cached is None or cached[0] != version:
             with reading_table(table_name(corpus)):
-                rows = open_corpus(corpus).to_lance().to_table(columns=["heading", "text"])
-            texts = (
-                f"{h}\n{t}"
-                for h, t in zip(
-                    rows.column("heading").to_pylist(), rows.column("text").to_pylist(), strict=True
+                table = open_corpus(corpus).to_lance().to_table(
+                    columns=["chunk_id", "file", "heading", "text"]
                 )
-            )
-            cached = _vocabularies[corpus] = (version, Vocabulary.from_texts(texts))
+            rows = [ChunkRow(**row) for row in table.to_pylist()]
+            vocabulary = Vocabulary.from_texts(f"{r.heading}\n{r.text}" for r in rows)
+            cached = _texts[corpus] = (version, CorpusText(vocabulary, UnitIndex.from_rows(rows)))
         return cached[1]
+
+
+def corpus_vocabulary(corpus: str, version: str | None = None) -> Vocabulary:
+    return corpus_text(corpus, version).vocabulary
 
 
 _vectors: dict[str, Any] = {}
@@ -127,6 +140,17 @@ class LocalTools:
         rankings = self._search_many(queries, k)
         self._record(queries, k, rankings, started)
         return rankings
+
+    def search_units(self, query: str, k: int) -> list[Evidence]:
+        started = time.perf_counter()
+        evidence = corpus_text(self.corpus, self._version()).units.search(query, k)
+        if self.record:
+            ms = (time.perf_counter() - started) * 1000
+            record_retrievals(self.session_id, self.corpus, "units", k, [query], [evidence], ms)
+        return evidence
+
+    def _version(self) -> str | None:
+        return None  # read now: plain tools follow the newest version of the corpus
 
     def _search(self, query: str, k: int, file: str | None, heading: str | None) -> list[Evidence]:
         return search_corpus(self.corpus, query, k, file, heading)
@@ -312,3 +336,6 @@ class PrefectTools(LocalTools):
 
     def vocabulary(self) -> Vocabulary:
         return corpus_vocabulary(self.corpus, self.corpus_version)  # the version searched
+
+    def _version(self) -> str | None:
+        return self.corpus_version

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.answer_type import expect, split_bridge
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
-from agentcycle.agent.research.compose import compose, render
+from agentcycle.agent.research.compose import compose, compose_bridged, render
 from agentcycle.agent.research.extract import extract
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import cite
 from agentcycle.agent.research.text import Vocabulary
+from agentcycle.agent.research.unit_index import ChunkRow, UnitIndex
 from agentcycle.evaluation.scorers import direct, score_qa
 from agentcycle.evaluation.split import select, split_of
 from agentcycle.evaluation.suites import QaSample
@@ -155,6 +156,72 @@ def test_composed_answer_has_the_value_first_and_clean_cited_evidence() -> None:
     texts = {h.chunk_id: " ".join(h.text.split()) for h in hits}
     for citation in citations:  # the citation keeps the verbatim unit for grounding
         assert " ".join(citation.sentence.split()) in texts[citation.chunk_id]
+
+
+INVENTORY = "| Step | File | Class |\n|---|---|---|\n" + "".join(
+    f"| Step {n} of the cycle path | `agent/module_{n}.py` | `Worker{n}` |\n" for n in range(12)
+) + "| Session storage | `agent/session.py` | `AgentSession` |\n"
+SESSIONS = [
+    "Sessions are saved after every cycle. The session file holds the session history, "
+    f"and session summaries are written for session {n} when the session ends."
+    for n in range(4)
+]
+
+
+def test_unit_search_finds_the_one_row_a_long_table_hides() -> None:
+    rows = [ChunkRow("inventory", "DEV.md", "Guide > Key files", INVENTORY)]
+    rows += [ChunkRow(f"s{n}", "DEV.md", "Guide > Sessions", t) for n, t in enumerate(SESSIONS)]
+    index = UnitIndex.from_rows(rows)
+    question = "Which class in agent/session.py provides session storage?"
+    hits = index.search(question, 3)
+    assert hits[0].chunk_id == "inventory" and len(hits) == 3
+    # The header names what a row's cells mean: "class" is only in the header row.
+    scores = index.unit_scores("Which class does step 3 use?")
+    best = max(scores, key=scores.__getitem__)
+    assert "Worker3" in rows[0].text and index.unit_chunk[best] == 0
+    assert index.search("quantum chromodynamics", 3) == []
+
+
+def test_bridge_questions_split_into_context_and_asking_clause() -> None:
+    question = (
+        "The planner must force one tool after the segmenter; in its TOOL_DEPENDENCIES, "
+        "which tool is listed as the dependency of that forced tool?"
+    )
+    assert split_bridge(question) == (
+        "The planner must force one tool after the segmenter",
+        "in its TOOL_DEPENDENCIES, which tool is listed as the dependency of that forced tool?",
+    )
+    pointing = "For the provider with no embeddings endpoint, which variable overrides its model?"
+    assert split_bridge(pointing) == (
+        "For the provider with no embeddings endpoint",
+        "which variable overrides its model?",
+    )
+    assert split_bridge("FlashRank reranks 20 documents. How many does it keep?") is None
+    assert split_bridge("In the PHENIX AI Agent GUI, what is the default thinking level?") is None
+    assert split_bridge("Which template fits, and which program predicts the model?") is None
+    assert split_bridge("What is the default value of Max cycles?") is None
+
+
+def test_bridged_answer_comes_from_the_second_hop_not_the_bridge() -> None:
+    forced = "**Force `Cell_Analyzer_Tool` after `Cell_Cropper_Tool`** in every full analysis."
+    deps = (
+        "TOOL_DEPENDENCIES lists what each tool needs first:\n\n"
+        '- "Cell_Analyzer_Tool": needs "Cell_Cropper_Tool"\n'
+        '- "Cell_Cropper_Tool": needs "Cell_Segmenter_Tool"\n'
+    )
+    hits = [
+        Evidence(chunk_id="rules", file="planner.md", heading="Mandatory rules", text=forced),
+        Evidence(chunk_id="deps", file="planner.md", heading="Dependencies", text=deps),
+    ]
+    vocabulary = Vocabulary.from_texts([forced, deps, "the planner plans", "tools run"])
+    context, asking = split_bridge(
+        "The planner forces one tool after Cell_Cropper_Tool in every full analysis; "
+        "in TOOL_DEPENDENCIES, which tool does that forced tool need first?"
+    )
+    composed = compose_bridged(context, asking, hits, vocabulary)
+    assert composed is not None
+    assert composed.direct == "Cell_Cropper_Tool"
+    assert {u.evidence.chunk_id for u in composed.units} == {"rules", "deps"}
 
 
 def test_direct_scorer_judges_the_first_line_only() -> None:

@@ -243,6 +243,46 @@ def main_clause(question: str) -> str:
     return asking[-1] if asking else question.strip()
 
 
+_ASKING = re.compile(r"^\s*(?:[\w,'’]+\s+){0,6}?(what|which|how|who|where|when)\b", re.IGNORECASE)
+_COMMA_ASK = re.compile(r",\s+(?=(?:what|which|how|who|where|when)\b)", re.IGNORECASE)
+_BACK_REFERENCE = re.compile(
+    r"\b(its|it|that|this|these|those|such|they|their|them|then|the same|the following)\b",
+    re.IGNORECASE,
+)
+
+
+def split_bridge(question: str) -> tuple[str, str] | None:
+    """(context, asking clause) of a question that sets up a fact before asking about
+    it — "X is forced after Y; which tool does X depend on?" — or None.
+
+    The context names the intermediate fact (the bridge); the asking clause says what
+    to find about it. Split at the last ';', or at ", which/what/how ..." when the asking
+    part points back ("its", "that program"); it must start with (or soon reach) a
+    wh-word. A context sentence before a separate question ("X reranks 20 documents.
+    How many does it keep?") is left whole: there the context is the subject itself,
+    and ranking without it loses the passage that answers.
+    """
+    text = question.strip()
+    parts: tuple[str, str] | None = None
+    if ";" in text:
+        head, _, tail = text.rpartition(";")
+        parts = (head, tail)
+    else:
+        commas = list(_COMMA_ASK.finditer(text))
+        # "In the GUI, what is X?" only places X; a back-reference points at a fact.
+        if commas and _BACK_REFERENCE.search(text[commas[-1].end() :]):
+            cut = commas[-1]
+            parts = (text[: cut.start()], text[cut.end() :])
+    if parts is None:
+        return None
+    context, asking = parts[0].strip(), parts[1].strip()
+    if asking.lower().startswith("and ") or not _ASKING.search(asking):
+        return None  # "X, and which Y?" asks two things: the whole question decides
+    if len(content_terms(context)) < 3:
+        return None
+    return context, asking
+
+
 def _phrase_after(words: list[str]) -> list[str]:
     phrase: list[str] = []
     for word in words[:8]:

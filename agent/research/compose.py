@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentcycle.agent.research.answer_type import Expectation
+from agentcycle.agent.research.answer_type import Expectation, expect
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
 from agentcycle.agent.research.extract import Span, extract
 from agentcycle.agent.research.retrieve import coverage
@@ -137,6 +137,45 @@ def compose(
     if len(missing) * 2 < len(expectation.focus):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     return Composition(direct, units, lead.span, missing, lead.score)
+
+
+BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
+
+
+def compose_bridged(
+    context: str,
+    asking: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    similarities: Callable[[str, list[str]], list[float]] | None = None,
+    count: int = 2,
+) -> Composition | None:
+    """Two hops over the same evidence: the unit that best states the context gives
+    the bridge (the entity the asking clause calls "it" or "that program"), then the
+    asking clause with the bridge's words picks the answer unit and its span.
+
+    Ranked against the whole question, the first hop's unit wins (it repeats most of
+    the question's words) and the reader gets the bridge instead of the answer.
+    """
+    first = rank(context, evidence, vocabulary, expect(context), similarities)
+    if not first:
+        return None
+    hop = first[0]
+    asked = set(content_terms(f"{context} {asking}"))
+    bridge = [t for t in content_terms(hop.unit.text) if t not in asked and vocabulary.known(t)]
+    bridge = sorted(bridge, key=vocabulary.idf, reverse=True)[:BRIDGE_TERMS]
+    if hop.span is not None:
+        bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
+    words = [(vocabulary.surface_forms(t, 1) or [t])[0] for t in bridge]
+    second = compose(
+        f"{asking} {' '.join(words)}", evidence, vocabulary, expect(asking), similarities, count
+    )
+    if second is None:
+        return None
+    units = second.units
+    if all(u.text != hop.unit.text for u in units):
+        units = [*units[: max(1, count - 1)], hop.unit]  # cite where the bridge came from
+    return Composition(second.direct, units, second.span, second.focus_missing, second.best_score)
 
 
 def support_of(question: str, units: list[Scored], vocabulary: Vocabulary) -> float:

@@ -12,8 +12,8 @@ import re
 from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
-from agentcycle.agent.research.answer_type import expect
-from agentcycle.agent.research.compose import compose
+from agentcycle.agent.research.answer_type import expect, split_bridge
+from agentcycle.agent.research.compose import compose, compose_bridged
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
@@ -95,14 +95,21 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     tools, cfg = _tools(config), _config(state)
     evidence = _pool_evidence(state)
     expectation = expect(state["objective"])
-    composed = compose(
-        state["objective"],
-        evidence,
-        tools.vocabulary(),
-        expectation,
-        tools.text_similarities,
-        cfg.answer_sentences,
-    )
+    bridged = split_bridge(state["objective"])
+    if bridged is not None:
+        expectation = expect(bridged[1])
+        composed = compose_bridged(
+            *bridged, evidence, tools.vocabulary(), tools.text_similarities, cfg.answer_sentences
+        )
+    else:
+        composed = compose(
+            state["objective"],
+            evidence,
+            tools.vocabulary(),
+            expectation,
+            tools.text_similarities,
+            cfg.answer_sentences,
+        )
     units = composed.units if composed else []
     support = _support(state, units, evidence, tools)
     completed = [s for s in state["steps"] if s.status == "completed"]

@@ -146,10 +146,16 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     queries = _queries(step.question, tools, counters)
     tools.prepare([step.question, *queries])
     rankings = tools.search_many(queries, cfg.per_query_k)
-    counters.retrieval_calls += len(queries)
+    # Row- and sentence-level search finds the one table row a long chunk hides: its
+    # best chunks are read whatever the chunk-level rerank thinks of them.
+    by_unit = tools.search_units(step.question, cfg.per_query_k)
+    counters.retrieval_calls += len(queries) + 1
     used = {c for s in steps if s.status != "pending" for c in s.evidence_ids}
     vocabulary = tools.vocabulary()
-    top = rerank(step.question, pool(rankings, used), vocabulary, cfg.top_k)
+    top = rerank(step.question, pool([*rankings, by_unit], used), vocabulary, cfg.top_k)
+    ranked = len(top)  # the step's confidence is judged on these, as before
+    kept = {h.chunk_id for h in top}
+    top += [h for h in by_unit[: cfg.unit_hits_kept] if h.chunk_id not in kept | used]
     sims = tools.similarities(step.question, [h.chunk_id for h in top]) if top else []
     top = [
         h.model_copy(update={"similarity": s, "step": step.step_id})
@@ -176,7 +182,7 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     step.queries = queries
     step.evidence_ids = [h.chunk_id for h in top]
     step.answer = " ".join(u.text for u in units)
-    step.confidence = sum(sims) / len(sims) if sims else 0.0
+    step.confidence = sum(sims[:ranked]) / len(sims[:ranked]) if sims else 0.0
     step.support = max(
         (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for h in top), default=0.0
     )

@@ -51,6 +51,7 @@ class ResearchConfig:
     stagnation_run: int = 3
     top_k: int = 5
     per_query_k: int = 10
+    unit_hits_kept: int = 2  # best chunks by unit-level BM25 always read (beyond top_k)
     answer_sentences: int = 2
     memory_threshold: float = 0.92
     # Write-back needs a completed, grounded answer at least this on-topic; on MiniLM's

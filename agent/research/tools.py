@@ -25,6 +25,9 @@ class ResearchTools(Protocol):
         """`search` for each query, in order: a step's pooled retrieval in one call, so an
         orchestrated implementation pays for one task run, not one per query."""
 
+    def search_units(self, query: str, k: int) -> list[Evidence]:
+        """Chunks holding the best-matching sentences and table rows (BM25 per unit)."""
+
     def prepare(self, texts: list[str]) -> None:
         """Embed texts about to be used as queries in one batch (a latency hint)."""
 
