@@ -120,6 +120,21 @@ def test_table_row_reads_the_column_the_question_names() -> None:
     assert span is not None and span.text == "qwen2.5:7b"
 
 
+def test_the_noun_asked_for_picks_the_span_beside_it() -> None:
+    assert expect("Which MANDATORY tool follows the segmenter?").head == "tool"
+    assert expect("What kind of tool does that rule select?").head == "tool"
+    assert expect("What is the default value of Max cycles?").head == ""
+    unit = "Rules mode replaces the LLM call in the PLAN node with `Selector` (via mock_plan)."
+    question = "Which node is that?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "PLAN"
+    question = "Which class is that?"  # no word beside PLAN names a class
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "Selector"
+    excluded = extract(unit, unit, question, expect(question), frozenset({"selector"}))
+    assert excluded is not None and excluded.text != "Selector"
+
+
 def test_sentence_gives_the_default_value_not_the_question_words() -> None:
     question = "What is the default value of Max cycles?"
     unit = "The maximum number of programs the agent will run (default: 20)."

@@ -234,6 +234,7 @@ class Expectation:
     kind: AnswerType
     focus: list[str] = field(default_factory=list)  # stemmed content terms after the wh-word
     asks_default: bool = False
+    head: str = ""  # the noun the wh-word asks for, stemmed: "which *node*" → "node"
 
 
 def main_clause(question: str) -> str:
@@ -319,23 +320,49 @@ def _focus(clause: str) -> list[str]:
     return terms[:3]
 
 
+_WHICH = re.compile(r"\b(which|what)\s+", re.IGNORECASE)
+_KIND_OF = {"kind", "type", "sort"}
+
+
+def head_noun(clause: str) -> str:
+    """The noun right after "which"/"what" ("which MANDATORY *tool*", "which plan
+    *template*", "what kind of *tool*"), stemmed; '' when a verb follows ("what is")."""
+    match = _WHICH.search(clause)
+    if not match:
+        return ""
+    phrase: list[str] = []
+    for word in clause[match.end() :].split()[:5]:
+        bare = word.strip("?,.;:()'\"").lower()
+        if bare == "of" and phrase and phrase[-1] in _KIND_OF:
+            phrase = []
+            continue
+        if not bare.isalpha() or bare in _VERBS or bare in STOPWORDS:
+            break
+        phrase.append(bare)
+    return stem(phrase[-1]) if phrase else ""
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
-    clause = main_clause(question)
+    kind, focus, asks_default = _classify_answer(main_clause(question))
+    return Expectation(kind, focus, asks_default, head_noun(main_clause(question)))
+
+
+def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:
     asks_default = bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
     focus = _focus(clause)
     if _YES_NO.match(clause):
-        return Expectation("yes_no", focus, asks_default)
+        return "yes_no", focus, asks_default
     if _LIST_Q.search(clause):
-        return Expectation("list", focus, asks_default)
+        return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
-        return Expectation("default", focus, True)  # a default may be a name or a value
+        return "default", focus, True  # a default may be a name or a value
     if _NUMBER_Q.search(clause):
-        return Expectation("number", focus, asks_default)
+        return "number", focus, asks_default
     if _NAME_Q.search(clause):
-        return Expectation("name", focus, asks_default)
+        return "name", focus, asks_default
     if _IDENTIFIER_Q.search(clause):
-        return Expectation("identifier", focus, asks_default)
+        return "identifier", focus, asks_default
     if asks_default:
-        return Expectation("default", focus, True)
-    return Expectation("phrase", focus, asks_default)
+        return "default", focus, True
+    return "phrase", focus, asks_default

@@ -49,15 +49,23 @@ def rank(
     vocabulary: Vocabulary,
     expectation: Expectation,
     similarities: Callable[[str, list[str]], list[float]] | None,
+    extra_terms: list[str] | None = None,
+    exclude: frozenset[str] = frozenset(),
 ) -> list[Ranked]:
-    """Units of all passages, best first, each with the span it offers (if any)."""
-    scored = score_units(question, evidence, vocabulary)[: EMBED_TOP * 2]
+    """Units of all passages, best first, each with the span it offers (if any).
+
+    `extra_terms` (a bridge's words) count for ranking only: a span is never one of the
+    question's own words, and the bridge is not what is asked."""
+    scored = score_units(question, evidence, vocabulary, extra_terms)[: EMBED_TOP * 2]
     top = scored[:EMBED_TOP]
-    sims = similarities(question, [u.text for u in top]) if similarities and top else []
     terms = content_terms(question)
+    extra = [t for t in extra_terms or [] if t not in terms]
+    terms += extra
+    probe = " ".join([question, *((vocabulary.surface_forms(t, 1) or [t])[0] for t in extra)])
+    sims = similarities(probe, [u.text for u in top]) if similarities and top else []
     ranked = []
     for index, unit in enumerate(scored):
-        span = extract(unit.text, unit.evidence.text, question, expectation)
+        span = extract(unit.text, unit.evidence.text, question, expectation, exclude)
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
         label = _label_above(unit.text, unit.evidence.text)
@@ -105,8 +113,10 @@ def compose(
     expectation: Expectation,
     similarities: Callable[[str, list[str]], list[float]] | None = None,
     count: int = 2,
+    extra_terms: list[str] | None = None,
+    exclude: frozenset[str] = frozenset(),
 ) -> Composition | None:
-    ranked = rank(question, evidence, vocabulary, expectation, similarities)
+    ranked = rank(question, evidence, vocabulary, expectation, similarities, extra_terms, exclude)
     if not ranked:
         return None
     best = ranked[0]
@@ -166,9 +176,9 @@ def compose_bridged(
     bridge = sorted(bridge, key=vocabulary.idf, reverse=True)[:BRIDGE_TERMS]
     if hop.span is not None:
         bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
-    words = [(vocabulary.surface_forms(t, 1) or [t])[0] for t in bridge]
-    second = compose(
-        f"{asking} {' '.join(words)}", evidence, vocabulary, expect(asking), similarities, count
+    found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
+    second = compose(  # the bridge itself is what the context names, not what is asked
+        asking, evidence, vocabulary, expect(asking), similarities, count, bridge, found
     )
     if second is None:
         return None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from agentcycle.agent.research.answer_type import Expectation
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
-from agentcycle.agent.research.text import content_terms, normalise, present_terms, term_set
+from agentcycle.agent.research.text import content_terms, normalise, present_terms, stem, term_set
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _URL = re.compile(r"\bhttps?://[^\s`'\"<>|]+")
@@ -33,6 +33,7 @@ _NUMBER = re.compile(
     r"chunks?|times|calls|sentences|rules|templates|tests|passages|candidates|×))?"
     r"(?![\w])"
 )
+_UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
 _DEFAULT = (
     re.compile(r"\(default:?\s*`?\"?([^)`\"]{1,40})`?\"?\)", re.IGNORECASE),
@@ -103,6 +104,9 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
         found.append((m.group(1).strip(), m.start(), 0.7))
     for m in _IDENT.finditer(unit):
         found.append((m.group(0), m.start(), 0.8 if kind == "identifier" else 0.6))
+    if kind in ("identifier", "name"):
+        for m in _UPPER_WORD.finditer(unit):
+            found.append((m.group(0), m.start(), 0.4))
     if kind in ("name", "phrase", "default"):
         for m in _CAPITALISED.finditer(unit):
             if m.start() > 0:
@@ -212,7 +216,18 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
     return 0.0
 
 
-def from_sentence(unit: str, question: str, expectation: Expectation) -> Span | None:
+def _named_by_head(unit: str, position: int, length: int, head: str) -> bool:
+    """Whether the word just before or after a candidate is the noun the question asks
+    for: "the `PLAN` node" answers "which node", "molecular_replacement phase" answers
+    "which phase"."""
+    before = re.findall(r"[A-Za-z]+", unit[max(0, position - 20) : position])[-1:]
+    after = re.findall(r"[A-Za-z]+", unit[position + length : position + length + 20])[:1]
+    return any(stem(word.lower()) == head for word in before + after)
+
+
+def from_sentence(
+    unit: str, question: str, expectation: Expectation, exclude: frozenset[str] = frozenset()
+) -> Span | None:
     """The best span of the expected type in a sentence or list item."""
     question_norm = normalise(question)
     terms = content_terms(question)
@@ -243,7 +258,7 @@ def from_sentence(unit: str, question: str, expectation: Expectation) -> Span | 
             return Span(", ".join(codes), 0.8, "list of code spans")
     for text, position, fit in candidates:
         key = text.lower()
-        if key in seen or _in_question(text, question_norm, question_terms):
+        if key in seen or key in exclude or _in_question(text, question_norm, question_terms):
             continue
         if expectation.asks_default and "default" in key:
             continue  # default_model_for_provider names defaults, it is not one
@@ -251,13 +266,24 @@ def from_sentence(unit: str, question: str, expectation: Expectation) -> Span | 
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
+        elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
+            fit += 0.7  # named by the noun asked for: above any unnamed code span
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
         if best is None or score > best.score:
             best = Span(text.rstrip(".,;:"), score, f"span of type {kind}")
     return best
 
 
-def extract(unit: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
+def extract(
+    unit: str,
+    chunk_text: str,
+    question: str,
+    expectation: Expectation,
+    exclude: frozenset[str] = frozenset(),
+) -> Span | None:
+    """The answer span of a unit; `exclude` (lower case) names spans that are known not
+    to answer, such as the bridge a two-hop question was resolved through."""
     if is_table_row(unit):
-        return from_row(unit, chunk_text, question, expectation)
-    return from_sentence(unit, question, expectation)
+        span = from_row(unit, chunk_text, question, expectation)
+        return None if span is not None and span.text.lower() in exclude else span
+    return from_sentence(unit, question, expectation, exclude)
