@@ -345,3 +345,36 @@ def test_retrievals_are_cached_per_corpus_version_and_always_logged(
     names, texts = searches("cache-2")
     assert names[0] == "Completed", names  # a new corpus version: searched again
     assert "seven macro cycles" in texts[0][0]
+
+
+def test_unit_search_follows_the_corpus_version_and_is_logged(
+    home: Path, tmp_path: Path
+) -> None:
+    """Row-level search reads the corpus as it is now: a row added by a re-ingest is
+    found at once, and every unit search is a `retrievals` row of its own mode."""
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.storage.query import run_query
+    from agentcycle.tasks.research import LocalTools
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    rows = "".join(f"| Stage {n} | `stage_{n}.py` | `Runner{n}` |\n" for n in range(15))
+    (folder / "files.md").write_text(
+        "# Inventory\n\n## Key files\n\n| Step | File | Class |\n|---|---|---|\n" + rows
+    )
+    ingest("tables", [folder])
+    tools = LocalTools("tables", session_id="units-test")
+    question = "Which class in archive/vault.py keeps the archive?"
+    assert not any("VaultKeeper" in h.text for h in tools.search_units(question, 3))
+    (folder / "archive.md").write_text(
+        "# Archive\n\n## Storage\n\n| Role | File | Class |\n|---|---|---|\n"
+        "| Archive keeping | `archive/vault.py` | `VaultKeeper` |\n"
+    )
+    ingest("tables", [folder])
+    hits = tools.search_units(question, 3)
+    assert "VaultKeeper" in hits[0].text
+    logged = run_query(
+        "SELECT mode, count(DISTINCT query_id) AS searches FROM retrievals "
+        "WHERE session_id = 'units-test' GROUP BY mode"
+    ).to_pylist()
+    assert logged == [{"mode": "units", "searches": 2}]
