@@ -64,7 +64,10 @@ def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
                 table = open_corpus(corpus).to_lance().to_table(
                     columns=["chunk_id", "file", "heading", "text"]
                 )
-            rows = [ChunkRow(**row) for row in table.to_pylist()]
+            rows = [
+                ChunkRow(r["chunk_id"], r["file"] or "", r["heading"] or "", r["text"] or "")
+                for r in table.to_pylist()
+            ]
             vocabulary = Vocabulary.from_texts(f"{r.heading}\n{r.text}" for r in rows)
             cached = _texts[corpus] = (version, CorpusText(vocabulary, UnitIndex.from_rows(rows)))
         return cached[1]
