@@ -135,6 +135,13 @@ def test_the_noun_asked_for_picks_the_span_beside_it() -> None:
     assert excluded is not None and excluded.text != "Selector"
 
 
+def test_a_number_is_named_by_its_own_label_not_the_next_items() -> None:
+    unit = "The run used SAD phasing, truncating to 2.5 Å, wavelength 0.9792 Å, and ~5 sites."
+    question = "What wavelength did the agent use for the SAD run?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "0.9792 Å"
+
+
 def test_sentence_gives_the_default_value_not_the_question_words() -> None:
     question = "What is the default value of Max cycles?"
     unit = "The maximum number of programs the agent will run (default: 20)."

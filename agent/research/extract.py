@@ -202,9 +202,12 @@ def _cell_value(cell: str, expectation: Expectation) -> str:
 
 def _labelled(unit: str, position: int, length: int, terms: set[str], question: str) -> float:
     """How directly a question word names the number: the identifier assigned to it
-    (1.0), or a plain word just before or after it (0.6); else 0."""
-    before = re.findall(r"[A-Za-z][\w-]*", unit[max(0, position - 30) : position])[-1:]
-    after = re.findall(r"[A-Za-z][\w-]*", unit[position + length : position + length + 30])[:1]
+    (1.0), or a plain word just before or after it (0.6); else 0. A comma or semicolon
+    ends the label's reach: in "to 2.5 Å, wavelength 0.9792 Å" the word names 0.9792."""
+    left = re.split(r"[,;]", unit[max(0, position - 30) : position])[-1]
+    right = re.split(r"[,;]", unit[position + length : position + length + 30])[0]
+    before = re.findall(r"[A-Za-z][\w-]*", left)[-1:]
+    after = re.findall(r"[A-Za-z][\w-]*", right)[:1]
     if before and "_" in before[0] and before[0].lower() in question:
         return 1.0
     for word in before + after:
