@@ -25,6 +25,9 @@ from agentcycle.agent.research.text import Vocabulary, content_terms, present_te
 
 EMBED_TOP = 12  # units re-scored by embedding: enough to reorder, cheap enough for p50 ≤ 1 s
 MAX_DIRECT_CHARS = 220
+# How a unit's lexical coverage of the question, its embedding similarity and its span's
+# fit to the expected answer type add up to its rank.
+RANK_WEIGHTS = (0.6, 0.25, 0.15)
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Ranked:
     unit: Scored
     score: float
     span: Span | None
+    features: tuple[float, float, float] = (0.0, 0.0, 0.0)  # lexical, similarity, type fit
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,9 @@ def rank(
         fit = span.score if span else 0.0
         if expectation.asks_default and span is not None and "marked default" in span.how:
             fit += 0.5  # the question asks for a default and this unit marks one
-        ranked.append(Ranked(unit, 0.6 * lexical + 0.25 * sim + 0.15 * fit, span))
+        features = (lexical, sim, fit)
+        score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
+        ranked.append(Ranked(unit, score, span, features))
     return sorted(ranked, key=lambda r: r.score, reverse=True)
 
 
