@@ -32,6 +32,7 @@ _BRIDGE_CLAUSES = (
     re.compile(r"\bthe same \w+ (as|that)\b", re.IGNORECASE),
 )
 _NEGATION = re.compile(r"\b(NOT|EXCEPT|never|none of)\b")
+_CONTRAST = re.compile(r"\b(but|yet|and)\s+(NOT|not|never)\b")
 
 
 def parse_choices(question: str, choices: dict[str, str] | None) -> tuple[str, dict[str, str]]:
@@ -51,8 +52,10 @@ def parse_choices(question: str, choices: dict[str, str] | None) -> tuple[str, d
 
 
 def is_negated(question: str) -> bool:
-    """Questions asking for the odd one out ("which is NOT ...")."""
-    return bool(_NEGATION.search(question))
+    """Questions asking for the odd one out ("which is NOT ..."). A contrast ("listed
+    for maps but NOT for reflections") still asks for the option that fits its positive
+    half, so it is not one."""
+    return bool(_NEGATION.search(question)) and not _CONTRAST.search(question)
 
 
 def classify(objective: str) -> tuple[str, str]:
