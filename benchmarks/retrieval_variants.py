@@ -51,7 +51,7 @@ def holds(hit: Any, gold: tuple) -> bool:
 def variants(corpus: str) -> dict[str, Callable[[str, int], list[Any]]]:
     """name → function(question, k) returning ranked hits (with file, text, spans)."""
     from agentcycle.agent.research.references import follow
-    from agentcycle.agent.research.retrieve import pool, rerank
+    from agentcycle.agent.research.retrieve import pool, rerank, step_chunks
     from agentcycle.agent.research.rewrite import rewrite_queries
     from agentcycle.agent.research.state import Evidence, ResearchConfig
     from agentcycle.storage.corpus import open_corpus
@@ -90,25 +90,23 @@ def variants(corpus: str) -> dict[str, Callable[[str, int], list[Any]]]:
             fused = rerank(question, fused, tools.vocabulary(), k)
         return with_spans(fused[:k])
 
-    def units(question: str, k: int) -> list[Any]:
+    def unit_search(question: str, k: int) -> list[Any]:
         hits = corpus_text(corpus).units.search(question, k)
         for h in hits:  # spans of chunks the chunk search has not met yet
             spans.setdefault(h.chunk_id, (h.file, *offsets.get(h.chunk_id, (-1, -1))))
-        return with_spans(hits)
+        return hits
 
     def agent(question: str, k: int) -> list[Any]:
-        """What a research step reads: the reranked pool of every query and the unit
-        search, then the best unit-search chunks the rerank left out."""
+        """What a research step reads (`step_chunks`, as `execute_node` calls it), then
+        the unit search's other chunks up to k."""
+        config = ResearchConfig()
         queries = rewrite_queries(question, tools.vocabulary())
-        by_unit = corpus_text(corpus).units.search(question, 10)
-        for h in by_unit:
-            spans.setdefault(h.chunk_id, (h.file, *offsets.get(h.chunk_id, (-1, -1))))
-        rankings = [as_evidence(run(q, 10)) for q in queries] + [by_unit]
-        top = rerank(question, pool(rankings, set()), tools.vocabulary(), 5)
-        kept = {h.chunk_id for h in top}
-        top += [h for h in by_unit[: ResearchConfig().unit_hits_kept] if h.chunk_id not in kept]
-        rest = [h for h in by_unit if h.chunk_id not in {t.chunk_id for t in top}]
-        return with_spans((top + rest)[:k])
+        by_unit = unit_search(question, config.per_query_k)
+        rankings = [as_evidence(run(q, config.per_query_k)) for q in queries]
+        top, _ = step_chunks(question, rankings, by_unit, set(), tools.vocabulary(),
+                             config.top_k, config.unit_hits_kept)  # fmt: skip
+        read = {t.chunk_id for t in top}
+        return with_spans((top + [h for h in by_unit if h.chunk_id not in read])[:k])
 
     def references(question: str, k: int) -> list[Any]:
         from agentcycle.agent.research.nodes import resolve_reference
@@ -125,7 +123,7 @@ def variants(corpus: str) -> dict[str, Callable[[str, int], list[Any]]]:
         "multi-query": lambda q, k: multi(q, k, False),
         "multi-query+rerank": lambda q, k: multi(q, k, True),
         "hybrid+references": references,
-        "units (BM25 per row)": units,
+        "units (BM25 per row)": lambda q, k: with_spans(unit_search(q, k)),
         "agent (mq+rerank+units)": agent,
     }
 

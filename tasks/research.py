@@ -25,7 +25,7 @@ from prefect.context import TaskRunContext
 from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
-from agentcycle.agent.research.unit_index import ChunkRow, UnitIndex
+from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.storage.corpus import open_corpus, reading_table, table_name
 from agentcycle.storage.embedding import DEFAULT_MODEL, embed, embed_one, model_of_schema
 from agentcycle.storage.memory import lookup_answer, remember_answer
@@ -65,7 +65,12 @@ def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
                     columns=["chunk_id", "file", "heading", "text"]
                 )
             rows = [
-                ChunkRow(r["chunk_id"], r["file"] or "", r["heading"] or "", r["text"] or "")
+                Evidence(
+                    chunk_id=r["chunk_id"],
+                    file=r["file"] or "",
+                    heading=r["heading"] or "",
+                    text=r["text"] or "",
+                )
                 for r in table.to_pylist()
             ]
             vocabulary = Vocabulary.from_texts(f"{r.heading}\n{r.text}" for r in rows)
@@ -147,13 +152,13 @@ class LocalTools:
     def search_units(self, query: str, k: int) -> list[Evidence]:
         started = time.perf_counter()
         evidence = corpus_text(self.corpus, self._version()).units.search(query, k)
-        if self.record:
-            ms = (time.perf_counter() - started) * 1000
-            record_retrievals(self.session_id, self.corpus, "units", k, [query], [evidence], ms)
+        self._record([query], k, [evidence], started, mode="units")
         return evidence
 
     def _version(self) -> str | None:
-        return None  # read now: plain tools follow the newest version of the corpus
+        """The corpus version the tools read: none pinned, so plain tools follow the
+        newest; `PrefectTools` pin the version their cached searches are keyed on."""
+        return None
 
     def _search(self, query: str, k: int, file: str | None, heading: str | None) -> list[Evidence]:
         return search_corpus(self.corpus, query, k, file, heading)
@@ -162,12 +167,17 @@ class LocalTools:
         return search_corpus_many(self.corpus, queries, k)
 
     def _record(
-        self, queries: list[str], k: int, rankings: list[list[Evidence]], started: float
+        self,
+        queries: list[str],
+        k: int,
+        rankings: list[list[Evidence]],
+        started: float,
+        mode: str = "hybrid",
     ) -> None:
         """One `retrievals` append for the searches of one call (latency split evenly)."""
         if self.record:
             ms = (time.perf_counter() - started) * 1000 / max(1, len(queries))
-            record_retrievals(self.session_id, self.corpus, "hybrid", k, queries, rankings, ms)
+            record_retrievals(self.session_id, self.corpus, mode, k, queries, rankings, ms)
 
     def similarities(self, query: str, chunk_ids: list[str]) -> list[float]:
         if not chunk_ids:
@@ -202,7 +212,7 @@ class LocalTools:
         return [float(_vectors[t] @ query_vector) for t in texts]
 
     def vocabulary(self) -> Vocabulary:
-        return corpus_vocabulary(self.corpus)
+        return corpus_vocabulary(self.corpus, self._version())
 
     def recall(self, question: str, threshold: float) -> dict[str, Any] | None:
         hit = lookup_answer(
@@ -337,8 +347,5 @@ class PrefectTools(LocalTools):
     def _search_many(self, queries: list[str], k: int) -> list[list[Evidence]]:
         return self.retrieve_many(self.corpus, self.corpus_version, queries, k)
 
-    def vocabulary(self) -> Vocabulary:
-        return corpus_vocabulary(self.corpus, self.corpus_version)  # the version searched
-
     def _version(self) -> str | None:
-        return self.corpus_version
+        return self.corpus_version  # the version searched

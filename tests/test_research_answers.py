@@ -17,7 +17,7 @@ from agentcycle.agent.research.extract import extract
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import cite
 from agentcycle.agent.research.text import Vocabulary
-from agentcycle.agent.research.unit_index import ChunkRow, UnitIndex
+from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.evaluation.scorers import direct, score_qa
 from agentcycle.evaluation.split import select, split_of
 from agentcycle.evaluation.suites import QaSample
@@ -191,8 +191,12 @@ SESSIONS = [
 
 
 def test_unit_search_finds_the_one_row_a_long_table_hides() -> None:
-    rows = [ChunkRow("inventory", "DEV.md", "Guide > Key files", INVENTORY)]
-    rows += [ChunkRow(f"s{n}", "DEV.md", "Guide > Sessions", t) for n, t in enumerate(SESSIONS)]
+    key_files = "Guide > Key files"
+    rows = [Evidence(chunk_id="inventory", file="DEV.md", heading=key_files, text=INVENTORY)]
+    rows += [
+        Evidence(chunk_id=f"s{n}", file="DEV.md", heading="Guide > Sessions", text=t)
+        for n, t in enumerate(SESSIONS)
+    ]
     index = UnitIndex.from_rows(rows)
     question = "Which class in agent/session.py provides session storage?"
     hits = index.search(question, 3)

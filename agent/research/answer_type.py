@@ -344,8 +344,9 @@ def head_noun(clause: str) -> str:
 
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
-    kind, focus, asks_default = _classify_answer(main_clause(question))
-    return Expectation(kind, focus, asks_default, head_noun(main_clause(question)))
+    clause = main_clause(question)
+    kind, focus, asks_default = _classify_answer(clause)
+    return Expectation(kind, focus, asks_default, head_noun(clause))
 
 
 def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:

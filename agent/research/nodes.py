@@ -17,7 +17,7 @@ from agentcycle.agent.research.classify import classify, parse_choices
 from agentcycle.agent.research.evaluate import next_step_question, route, step_status
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.references import follow
-from agentcycle.agent.research.retrieve import coverage, pool, rerank
+from agentcycle.agent.research.retrieve import coverage, step_chunks
 from agentcycle.agent.research.rewrite import rewrite_queries
 from agentcycle.agent.research.state import (
     Counters,
@@ -146,16 +146,13 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     queries = _queries(step.question, tools, counters)
     tools.prepare([step.question, *queries])
     rankings = tools.search_many(queries, cfg.per_query_k)
-    # Row- and sentence-level search finds the one table row a long chunk hides: its
-    # best chunks are read whatever the chunk-level rerank thinks of them.
     by_unit = tools.search_units(step.question, cfg.per_query_k)
     counters.retrieval_calls += len(queries) + 1
     used = {c for s in steps if s.status != "pending" for c in s.evidence_ids}
     vocabulary = tools.vocabulary()
-    top = rerank(step.question, pool([*rankings, by_unit], used), vocabulary, cfg.top_k)
-    ranked = len(top)  # the step's confidence is judged on these, as before
-    kept = {h.chunk_id for h in top}
-    top += [h for h in by_unit[: cfg.unit_hits_kept] if h.chunk_id not in kept | used]
+    top, ranked = step_chunks(  # confidence is judged on the `ranked` reranked ones
+        step.question, rankings, by_unit, used, vocabulary, cfg.top_k, cfg.unit_hits_kept
+    )
     sims = tools.similarities(step.question, [h.chunk_id for h in top]) if top else []
     top = [
         h.model_copy(update={"similarity": s, "step": step.step_id})

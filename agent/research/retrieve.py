@@ -54,3 +54,25 @@ def rerank(
         return 0.5 * hit.score / best + 0.5 * lexical
 
     return sorted(candidates, key=key, reverse=True)[:k]
+
+
+def step_chunks(
+    question: str,
+    rankings: list[list[Evidence]],
+    by_unit: list[Evidence],
+    exclude: set[str],
+    vocabulary: Vocabulary,
+    k: int,
+    unit_hits_kept: int,
+) -> tuple[list[Evidence], int]:
+    """What a research step reads, and how many of those the rerank chose.
+
+    The query rankings and the unit search are pooled and reranked to `k`; then the
+    best `unit_hits_kept` unit-search chunks the rerank left out are added, since the
+    one table row a long chunk hides is exactly what chunk-level reranking undervalues.
+    """
+    top = rerank(question, pool([*rankings, by_unit], exclude), vocabulary, k)
+    ranked = len(top)
+    kept = {h.chunk_id for h in top} | exclude
+    top += [h for h in by_unit[:unit_hits_kept] if h.chunk_id not in kept]
+    return top, ranked

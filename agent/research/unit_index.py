@@ -32,28 +32,20 @@ B = 0.75
 MAX_UNITS_SCORED = 400  # best units looked at when ranking chunks
 
 
-@dataclass(frozen=True)
-class ChunkRow:
-    chunk_id: str
-    file: str
-    heading: str
-    text: str
-
-
 @dataclass
 class UnitIndex:
     """Per term, the units holding it and their BM25 term weights (length-normalised
     term frequency, before IDF), as numpy arrays: a few bytes a posting, so the index
     stays a small fraction of the corpus text, and a query is one vector add per term."""
 
-    chunks: list[ChunkRow] = field(default_factory=list)
+    chunks: list[Evidence] = field(default_factory=list)  # unit_chunk indexes these
     unit_chunk: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     idf: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def from_rows(cls, rows: Iterable[ChunkRow]) -> UnitIndex:
-        chunks: list[ChunkRow] = []
+    def from_rows(cls, rows: Iterable[Evidence]) -> UnitIndex:
+        chunks: list[Evidence] = []
         unit_chunk: list[int] = []
         lengths: list[int] = []
         postings: dict[str, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
@@ -103,13 +95,4 @@ class UnitIndex:
             best.setdefault(int(self.unit_chunk[unit]), float(scores[unit]))
             if len(best) >= k:
                 break
-        return [
-            Evidence(
-                chunk_id=self.chunks[c].chunk_id,
-                file=self.chunks[c].file,
-                heading=self.chunks[c].heading,
-                text=self.chunks[c].text,
-                score=score,
-            )
-            for c, score in best.items()
-        ]
+        return [self.chunks[c].model_copy(update={"score": score}) for c, score in best.items()]
