@@ -28,6 +28,8 @@ import zlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import certifi
+
 from agentcycle.config import home_dir, prefect_home
 from agentcycle.errors import UserError
 from agentcycle.processes import answers_ok, pid_alive
@@ -183,7 +185,7 @@ def _lock():
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    temporary = path.with_suffix(path.suffix + ".tmp")
+    temporary = path.with_suffix(f"{path.suffix}.{os.getpid()}.tmp")  # one per writer
     temporary.write_text(text)
     temporary.replace(path)
 
@@ -346,8 +348,27 @@ def ensure_prefect_api() -> str:
     # a subflow creates several clients per cycle.
     for key, value in OWN_SERVER_CLIENT_SETTINGS.items():
         os.environ.setdefault(key, value)
+    os.environ.setdefault("PREFECT_API_SSL_CERT_FILE", str(_loopback_ca_file()))
     _refresh_prefect_settings()
     return info.url
+
+
+def _loopback_ca_file() -> Path:
+    """A CA file of one root certificate for clients of our own plain-HTTP server.
+
+    Prefect builds a TLS context for every client it makes, even for an http:// URL,
+    parsing certifi's whole bundle (~140 roots, ~20 ms of CPU); a subflow makes a new
+    client for its parent task run, so every cycle paid it. Our server is never reached
+    over TLS, so the bundle is never consulted: one root parses in under a millisecond.
+    Should the same environment ever be pointed at an https server, verification fails
+    closed (one unrelated root), it never passes unchecked.
+    """
+    path = prefect_home() / "loopback-ca.pem"
+    if not path.is_file():
+        end = "-----END CERTIFICATE-----"
+        bundle = Path(certifi.where()).read_text()
+        _write_atomic(path, bundle[: bundle.index(end) + len(end)] + "\n")
+    return path
 
 
 def _refresh_prefect_settings() -> None:

@@ -61,6 +61,7 @@ from agentcycle.storage.corpora import corpus_with_files
 from agentcycle.storage.datasets import replace_rows
 from agentcycle.storage.maintenance import merge_datasets
 from agentcycle.tasks.evaluation import eval_batch, eval_sample, warm_up
+from agentcycle.tasks.research import version_key
 
 
 def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -215,8 +216,11 @@ def evaluate(
     # sample with every task (Dask's serialisation also drops a `quote` wrapper).
     # replay: scenario samples run the session flow, which the task layer must not import.
     header = suite.model_copy(update={"samples": []})
+    # One corpus version for the whole run, read once: a re-ingest during the run cannot
+    # mix two versions in its figures, and no sample asks the store again.
+    version = version_key(corpus) if suite.kind == "qa" else None
     common = {"suite": header, "run_id": run_id, "corpus": corpus, "settings": llm,
-              "replay": run_scenario}  # fmt: skip
+              "replay": run_scenario, "corpus_version": version}  # fmt: skip
     if todo:
         run_todo(todo, common, sample_runner(concurrency, workers, dask_address), progress)
     merge_datasets(("eval_samples", "eval_runs", "retrievals"))  # one file per row so far

@@ -36,8 +36,11 @@ def eval_sample(
     corpus: str,
     settings: dict[str, Any],
     replay: Replay | None = None,
+    corpus_version: str | None = None,
 ) -> dict[str, Any]:
-    """One sample as a task run; its retrievals and LLM calls are cached task runs."""
+    """One sample as a task run; its retrievals and LLM calls are cached task runs.
+
+    `corpus_version`: the version the whole run searches (read once by the flow)."""
 
     def tools() -> LocalTools:
         return PrefectTools(
@@ -46,6 +49,7 @@ def eval_sample(
             settings["model"],
             settings["base_url"],
             session_id=f"{run_id}/{key}",  # its `retrievals` rows name the run and sample
+            corpus_version=corpus_version,
         )
 
     return evaluate_sample(suite, sample, key, epoch, run_id, tools, replay)

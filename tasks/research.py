@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
-from prefect import task
+from prefect import Task, task
 from prefect.context import TaskRunContext
 
 from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
@@ -319,6 +319,18 @@ def _transport_for(settings_json: str) -> Any:
     )
 
 
+@cache
+def _retrieval_tasks(refresh_cache: bool) -> tuple[Task, Task]:
+    """`retrieve` and `retrieve_many`, refreshing their cache or not. Made once: each
+    `with_options` copy reads the function's source again (~2 ms), once per question."""
+    if not refresh_cache:
+        return retrieve_task, retrieve_many_task
+    return (
+        retrieve_task.with_options(refresh_cache=True),
+        retrieve_many_task.with_options(refresh_cache=True),
+    )
+
+
 class PrefectTools(LocalTools):
     """ResearchTools whose retrievals and LLM calls are Prefect tasks."""
 
@@ -331,11 +343,13 @@ class PrefectTools(LocalTools):
         timeout_s: float | None = None,
         session_id: str = "",
         refresh_cache: bool = False,
+        corpus_version: str | None = None,
     ):
+        """`corpus_version` pins the version searched (an evaluation run reads it once for
+        all its samples); by default it is read now, so a missing corpus fails at once."""
         llm = make_provider(provider, model, base_url, timeout_s)
-        self.retrieve = retrieve_task.with_options(refresh_cache=refresh_cache or None)
-        self.retrieve_many = retrieve_many_task.with_options(refresh_cache=refresh_cache or None)
-        self.corpus_version = version_key(corpus)  # a missing corpus fails here, at once
+        self.retrieve, self.retrieve_many = _retrieval_tasks(refresh_cache)
+        self.corpus_version = corpus_version or version_key(corpus)
         if llm.enabled:
             described = llm.settings.describe()
             llm.transport = lambda system, user: llm_call_task(described, system, user)

@@ -282,6 +282,37 @@ def test_interrupted_run_resumes_without_loss_or_repeat(
     assert runs.column("samples").to_pylist() == [5]  # one row per run, over all samples
 
 
+def test_a_run_searches_one_corpus_version_read_once(
+    home: Path, suite_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The flow reads the corpus version once and every sample searches it: no store
+    round trip per question, and a re-ingest mid-run cannot mix two versions."""
+    from agentcycle.flows import evaluate as evaluation
+    from agentcycle.tasks import research
+
+    reads: list[str] = []
+    real = research.version_key
+
+    def counted(corpus: str) -> str:
+        reads.append(corpus)
+        return real(corpus)
+
+    monkeypatch.setattr(research, "version_key", counted)
+    monkeypatch.setattr(evaluation, "version_key", counted)
+    seen: list[str] = []
+    real_init = research.PrefectTools.__init__
+
+    def recording_init(self, *args, **kwargs) -> None:
+        real_init(self, *args, **kwargs)
+        seen.append(self.corpus_version)
+
+    monkeypatch.setattr(research.PrefectTools, "__init__", recording_init)
+    summary = evaluation.run_evaluate(suite_file, concurrency=2, report=False)
+    assert summary["samples"] == len(SEED_IDS) and summary["errors"] == 0
+    assert len(reads) <= 2, reads  # the flow's and the warm-up's; never one per sample
+    assert len(seen) == len(SEED_IDS) and len(set(seen)) == 1 and "@" in seen[0]
+
+
 def test_compare_two_runs(first_run: dict, home: Path) -> None:
     from typer.testing import CliRunner
 

@@ -110,3 +110,23 @@ def test_prefect_imported_before_the_api_url_still_uses_our_server(
     finally:
         monkeypatch.setenv("PREFECT_API_URL", prefect_api)
         prefect.context.refresh_global_settings_context()
+
+
+def test_clients_of_our_server_parse_one_root_not_certifis_bundle(prefect_api: str) -> None:
+    """Prefect builds a TLS context for every client, even over http://; for our own
+    server it reads a one-root CA file instead of certifi's bundle, and still works."""
+    import ssl
+
+    import certifi
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_SSL_CERT_FILE
+
+    from agentcycle.config import prefect_home
+
+    path = Path(os.environ["PREFECT_API_SSL_CERT_FILE"])
+    assert path.parent == prefect_home() and PREFECT_API_SSL_CERT_FILE.value() == str(path)
+    loaded = ssl.create_default_context(cafile=str(path)).cert_store_stats()["x509_ca"]
+    bundle = ssl.create_default_context(cafile=certifi.where()).cert_store_stats()["x509_ca"]
+    assert loaded == 1 < bundle
+    with get_client(sync_client=True) as client:  # a client made now reaches our server
+        assert client.api_healthcheck() is None
