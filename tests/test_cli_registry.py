@@ -30,6 +30,25 @@ def test_root_help_lists_every_command_and_imports_none() -> None:
     assert [name for name in listed if name in COMMANDS] == list(COMMANDS)
 
 
+HEAVY = ("prefect", "torch", "lancedb", "duckdb", "langgraph", "dask")
+
+
+def test_each_commands_help_loads_no_heavy_library() -> None:
+    """`agentcycle run --help` took ~3 s loading Prefect, LangGraph and LanceDB that help
+    never uses: each command's module imports them when the command runs."""
+    probe = (
+        "import sys; from typer.testing import CliRunner; from agentcycle.cli.main import app; "
+        "shown = CliRunner().invoke(app, [sys.argv[1], '--help']); "
+        f"print(shown.exit_code, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    found = {}
+    for name in COMMANDS:
+        done = subprocess.run([cli_command()[0], "-c", probe, name], capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        found[name] = done.stdout.strip() or done.stderr[-300:]
+    assert found == dict.fromkeys(COMMANDS, "0 []"), found
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_command_loads_with_its_own_help(name: str) -> None:
     shown = CliRunner().invoke(app, [name, "--help"], terminal_width=200)

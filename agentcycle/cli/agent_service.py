@@ -2,7 +2,8 @@
 
 The main CLI registers `agent_app` and calls `use_agent_service` from `run`, `resume`
 and `scenario run`: the URL and token go into the environment, where the `decide` task
-(in this process or a worker) finds them.
+(in this process or a worker) finds them. The service and its client are imported when
+used: `run` and `resume` read their options from this module for `--help`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from typing import Annotated
 
 import typer
 
-from agentcycle.agent.program.remote_client import check_service
-from agentcycle.agent_service import serve
 from agentcycle.errors import UserError
 
 AGENT_URL_ENV = "AGENTCYCLE_AGENT_URL"  # the names remote_client reads
@@ -37,6 +36,7 @@ def use_agent_service(url: str | None, token: str | None) -> None:
         return
     if not url.startswith(("http://", "https://")):
         raise UserError(f"--agent-url: {url!r} is not an http(s) URL")
+    from agentcycle.agent.program.remote_client import check_service
 
     check_service(url, token or os.environ.get(AGENT_TOKEN_ENV) or None)
     os.environ[AGENT_URL_ENV] = url
@@ -60,6 +60,8 @@ def serve_command(
     token = token or os.environ.get(AGENT_TOKEN_ENV) or None
     if host not in ("127.0.0.1", "localhost", "::1") and not token:
         raise UserError("--token: required when serving beyond localhost")
+    from agentcycle.agent_service import serve
+
     typer.echo(
         f"decision service on http://{host}:{port}/v1/decide "
         f"({'token required' if token else 'no token'})",

@@ -12,12 +12,7 @@ from typing import Annotated
 
 import typer
 
-from agentcycle.agent.research.compose import to_json
 from agentcycle.errors import UserError
-from agentcycle.flows.ask import run_ask
-from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.corpus import validate_corpus_name
-from agentcycle.tasks.research import corpus_vocabulary
 
 _LETTERED = re.compile(r"^\s*\(?([A-Ha-h])\s*[)=:.]\s*(.+)$")
 
@@ -87,6 +82,14 @@ def ask(
     ] = OutputFormat.text,
 ) -> None:
     """Answer a question from a corpus with [n] citations (a Prefect flow)."""
+    # Imported here, not at the top: `agentcycle ask --help` answers without loading
+    # Prefect, LangGraph, LanceDB and torch.
+    from agentcycle.agent.research.compose import to_json
+    from agentcycle.flows.ask import run_ask
+    from agentcycle.server import ensure_prefect_api
+    from agentcycle.storage.corpus import validate_corpus_name
+    from agentcycle.tasks.research import corpus_vocabulary
+
     validate_corpus_name(corpus)
     if not question.strip():
         raise UserError("ask: the question is empty")
@@ -109,8 +112,6 @@ def ask(
         follow_references=follow_references,
     )
     if as_json or output_format is OutputFormat.json:
-        # Loaded with the flow (LangGraph), like run_ask: `agentcycle --help` stays fast.
-
         typer.echo(json.dumps(to_json(result), indent=1, ensure_ascii=False))
         return
     typer.echo(result.answer)

@@ -1,7 +1,8 @@
 """`agentcycle serve` and `agentcycle deploy`: the deployments, served here or in a pool.
 
 Both are registered as top-level commands in `agentcycle.cli.main`; the deployment
-builders themselves live in `deployments/`.
+builders themselves live in `deployments/`, imported when a command runs (they load
+Prefect's deployment machinery, ~3 s), so `--help` answers at once.
 """
 
 from __future__ import annotations
@@ -12,12 +13,6 @@ from typing import Annotated
 import typer
 
 from agentcycle.deployments import NIGHTLY
-from agentcycle.deployments.agent_run import deploy_to_pool, serve_agent_runs
-from agentcycle.deployments.evaluation import check_cron
-from agentcycle.deployments.triggers import check_webhook_url
-from agentcycle.deployments.triggers import regression_webhook as hook
-from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.corpus import validate_corpus_name
 
 SuitesOption = Annotated[
     list[Path] | None, typer.Option("--suite", help="Evaluation suite to schedule (repeat).")
@@ -36,6 +31,11 @@ WebhookOption = Annotated[
 def _triggers(on_corpus: str | None, regression_webhook: str | None) -> None:
     """Check the trigger options before any server starts; create the webhook automation
     once the server is there."""
+    from agentcycle.deployments.triggers import check_webhook_url
+    from agentcycle.deployments.triggers import regression_webhook as hook
+    from agentcycle.server import ensure_prefect_api
+    from agentcycle.storage.corpus import validate_corpus_name
+
     if on_corpus:
         validate_corpus_name(on_corpus)
     if regression_webhook:
@@ -54,11 +54,14 @@ def serve(
 ) -> None:
     """Serve `agent_run/agent-run` (trigger sessions from the Prefect UI) and, per
     --suite, an `evaluate/eval-<suite>` deployment on a cron schedule."""
+    from agentcycle.deployments.agent_run import serve_agent_runs
+    from agentcycle.deployments.evaluation import check_cron
+    from agentcycle.server import ensure_prefect_api
+
     check_cron(cron)
     _triggers(on_corpus, regression_webhook)
     api = ensure_prefect_api()
     typer.echo(f"serving deployments on {api.removesuffix('/api')}", err=True)
-
     serve_agent_runs(limit, suites=suite or [], cron=cron, on_corpus=on_corpus)
 
 
@@ -73,10 +76,13 @@ def deploy(
 ) -> None:
     """Register `agent_run/agent-run` and, per --suite, a scheduled `evaluate/eval-<suite>`
     with a work pool; `prefect worker start --pool POOL` runs them."""
+    from agentcycle.deployments.agent_run import deploy_to_pool
+    from agentcycle.deployments.evaluation import check_cron
+    from agentcycle.server import ensure_prefect_api
+
     check_cron(cron)
     _triggers(on_corpus, regression_webhook)
     api = ensure_prefect_api()
-
     for name in deploy_to_pool(pool, suite or [], cron, on_corpus):
         typer.echo(f"deployed {name} to pool {pool}")
     typer.echo(f"run them with: PREFECT_API_URL={api} prefect worker start --pool {pool}")

@@ -17,14 +17,6 @@ from typing import Annotated
 import typer
 
 from agentcycle.errors import UserError
-from agentcycle.evaluation.report import comparison_text, summary_text
-from agentcycle.evaluation.runs import compare_runs, new_run_id
-from agentcycle.evaluation.suites import SAFE_ID as SAFE_RUN_ID
-from agentcycle.evaluation.suites import load_suite
-from agentcycle.flows.evaluate import run_evaluate
-from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.corpus import validate_corpus_name
-from agentcycle.storage.query import run_query
 
 DASK_ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9_.\-\[\]:]+:\d{1,5}")
 
@@ -59,6 +51,10 @@ def terminal_for_progress(enabled: bool) -> Iterator[None]:
 def _check_request(suite: str, limit: int | None, corpus: str | None,
                    resume: str | None, retry_failed: str | None) -> None:
     """Numbers, names and run ids, checked before a server starts or a row is written."""
+    from agentcycle.evaluation.suites import SAFE_ID as SAFE_RUN_ID
+    from agentcycle.storage.corpus import validate_corpus_name
+    from agentcycle.storage.query import run_query
+
     if limit is not None and limit < 1:
         raise UserError(f"--limit: must be at least 1 (got {limit})")
     if corpus is not None:
@@ -68,7 +64,6 @@ def _check_request(suite: str, limit: int | None, corpus: str | None,
             continue
         if not SAFE_RUN_ID.fullmatch(run_id):
             raise UserError(f"{option}: {run_id[:60]!r} is not a run id")
-
         found = run_query(
             "SELECT DISTINCT suite FROM eval_samples WHERE run_id = $r "
             "UNION SELECT DISTINCT suite FROM eval_runs WHERE run_id = $r",
@@ -114,10 +109,17 @@ def eval_command(
     progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
 ) -> None:
     """Evaluate the agent on a suite, or compare two evaluation runs."""
+    # Imported here, not at the top: `agentcycle eval --help` answers without loading
+    # Prefect, Dask, LanceDB and torch.
+    from agentcycle.evaluation.report import comparison_text, summary_text
+    from agentcycle.evaluation.runs import compare_runs, new_run_id
+    from agentcycle.evaluation.suites import load_suite
+    from agentcycle.flows.evaluate import run_evaluate
+    from agentcycle.server import ensure_prefect_api
+
     if suite == "compare":
         if not runs or len(runs) != 2:
             raise UserError("usage: agentcycle eval compare RUN_A RUN_B [--fail-on-regression]")
-
         result = compare_runs(*runs)
         typer.echo(comparison_text(result))
         if fail_on_regression and result["regressed"]:
@@ -134,7 +136,6 @@ def eval_command(
     named = load_suite(Path(suite)).name  # a bad suite fails here, before any server starts
     _check_request(named, limit, corpus, resume, retry_failed)
     ensure_prefect_api()
-
     run_id = resume or retry_failed or new_run_id(named)
     typer.echo(
         f"run {run_id} (if interrupted: agentcycle eval {suite} --resume {run_id})", err=True

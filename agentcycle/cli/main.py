@@ -1,10 +1,10 @@
 """`agentcycle`: the front door, a registry of commands loaded when used.
 
-Each command lives in its own module under `agentcycle/cli/`, which imports what it needs
-at the top. This module imports none of them: `agentcycle --help` lists the commands from
-the registry below, and only the command that runs (or shows its own `--help`) is
-imported, so Prefect, DuckDB, LanceDB and torch load only for the commands that use them
-and `--help` stays well under a second.
+Each command lives in its own module under `agentcycle/cli/`. This module imports none of
+them: `agentcycle --help` lists the commands from the registry below, and only the command
+that runs (or shows its own `--help`) is imported. A command module imports Prefect,
+DuckDB, LanceDB, LangGraph and torch inside the command body, when it runs, so every
+`agentcycle COMMAND --help` also answers in well under a second.
 
 Bad input of any kind raises `UserError`; `main()` prints its message as one line on
 stderr and exits with code 2. Nothing is written before the input has been checked.

@@ -1,6 +1,7 @@
 """`agentcycle scenario run|list`: replay recorded sessions and check the decisions.
 
-`scenario_app` is registered as `agentcycle scenario` in `agentcycle.cli.main`.
+`scenario_app` is registered as `agentcycle scenario` in `agentcycle.cli.main`. The
+replay machinery (flows, LangGraph) is imported when a command runs, not for `--help`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import typer
 from agentcycle.cli.agent_service import AgentTokenOption, AgentUrlOption, use_agent_service
 from agentcycle.cli.llm import BaseUrlOption, ModelOption, ProviderOption, planner_settings
 from agentcycle.errors import UserError
-from agentcycle.scenarios import list_scenarios, load_scenario, run_scenario
-from agentcycle.server import ensure_prefect_api
 
 DEFAULT_ROOT = Path("tests/scenarios")
 
@@ -32,6 +31,8 @@ def list_command(
     root: Annotated[Path, typer.Argument(help="Folder of scenario folders.")] = DEFAULT_ROOT,
 ) -> None:
     """Scenario folders under ROOT: name, pack and expected program sequence."""
+    from agentcycle.scenarios import list_scenarios, load_scenario
+
     folders = list_scenarios(root)
     if not folders:
         raise UserError(f"{root}: no scenario folders (*/scenario.yaml)")
@@ -57,6 +58,9 @@ def run_command(
 ) -> None:
     """Replay one scenario through the Prefect flows (rules only) and check it; exit 1
     when the agent's decisions differ from the expected ones."""
+    from agentcycle.scenarios import run_scenario
+    from agentcycle.server import ensure_prefect_api
+
     llm = planner_settings(provider, model, base_url)
     use_agent_service(agent_url, agent_token)  # --agent-url: the decision service decides
     ensure_prefect_api()

@@ -1,4 +1,9 @@
-"""Session commands: run, resume, show, prune and the demo."""
+"""Session commands: run, resume, show, prune and the demo.
+
+Each command imports the agent, flows and storage when it runs, not at the top: this
+module is loaded for `agentcycle run --help` too, which should answer at once rather than
+after Prefect, LangGraph and LanceDB have loaded (~3 s).
+"""
 
 from __future__ import annotations
 
@@ -10,32 +15,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from agentcycle.agent.program.checkpoint import check_mode, set_checkpoint
-from agentcycle.agent.program.events import format_events
-from agentcycle.agent.program.llm_plan import set_session_llm
-from agentcycle.agent.program.session import (
-    create_session,
-    new_session_id,
-    prune_session,
-    raise_max_cycles,
-    refresh_advice,
-)
-from agentcycle.agent.program.state import load_session
 from agentcycle.cli import agent_service as agent_service_cli
 from agentcycle.cli import approve as approve_cli
 from agentcycle.cli import llm as llm_cli
-from agentcycle.cli.memory import echo_experience
-from agentcycle.config import sessions_dir
-from agentcycle.demo_data import prepare_demo_data
-from agentcycle.deployments.submit import check_pool_deployment, follow, submit_session
 from agentcycle.errors import UserError
-from agentcycle.flows.agent_session import run_session
-from agentcycle.knowledge import load_pack
-from agentcycle.reports.summary import cycle_table
-from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.datasets import delete_session_rows
-from agentcycle.storage.runs import delete_session_runs
-from agentcycle.tasks.reconcile import reconcile_session
 
 
 class Verbosity(StrEnum):
@@ -68,6 +51,12 @@ def _run_session(
 ) -> None:
     """Run (or resume) a session through the Prefect flows and print its cycle table;
     `via_pool`: on that work pool's workers, following the run's logs."""
+    from agentcycle.agent.program.state import load_session
+    from agentcycle.deployments.submit import follow, submit_session
+    from agentcycle.flows.agent_session import run_session
+    from agentcycle.reports.summary import cycle_table
+    from agentcycle.server import ensure_prefect_api
+
     api = ensure_prefect_api()
     typer.echo(f"Prefect API: {api}  (watch: {api.removesuffix('/api')}/runs)", err=True)
 
@@ -111,6 +100,14 @@ def run(
     ] = None,
 ) -> None:
     """Start a session: the agent picks, runs and judges programs until it decides STOP."""
+    from agentcycle.agent.program.checkpoint import check_mode, set_checkpoint
+    from agentcycle.agent.program.llm_plan import set_session_llm
+    from agentcycle.agent.program.session import create_session, new_session_id
+    from agentcycle.config import sessions_dir
+    from agentcycle.deployments.submit import check_pool_deployment
+    from agentcycle.knowledge import load_pack
+    from agentcycle.server import ensure_prefect_api
+
     if max_cycles < 1:
         raise UserError(f"--max-cycles: must be at least 1 (got {max_cycles})")
     llm = llm_cli.planner_settings(provider, model, base_url)
@@ -119,7 +116,6 @@ def run(
     loaded = load_pack(pack)
     if via_pool:  # before the session is written: the pool must be able to run it
         ensure_prefect_api()
-
         check_pool_deployment(via_pool)
     session_id = new_session_id(loaded.name)
     session_dir = (session or sessions_dir() / session_id).resolve()
@@ -161,6 +157,12 @@ def resume(
     agent_token: agent_service_cli.AgentTokenOption = None,
 ) -> None:
     """Continue a session that was interrupted; finished cycles are never repeated."""
+    from agentcycle.agent.program.llm_plan import set_session_llm
+    from agentcycle.agent.program.session import raise_max_cycles, refresh_advice
+    from agentcycle.agent.program.state import load_session
+    from agentcycle.knowledge import load_pack
+    from agentcycle.tasks.reconcile import reconcile_session
+
     load_pack(load_session(session_dir).pack)  # a bad session or a gone pack: one line, now
     agent_service_cli.use_agent_service(agent_url, agent_token)
     if provider is not None:  # planner settings change from the next cycle on
@@ -189,6 +191,11 @@ def show(
     ] = Detail.basic,
 ) -> None:
     """Print a session's cycle table (and with --detail detailed, its whole story)."""
+    from agentcycle.agent.program.events import format_events
+    from agentcycle.agent.program.state import load_session
+    from agentcycle.cli.memory import echo_experience
+    from agentcycle.reports.summary import cycle_table
+
     state = load_session(session_dir)
     _echo_table(cycle_table(state), title=f"session {state.session_id}: {state.status}")
     for category, path in sorted(state.best_files.items()):
@@ -215,6 +222,10 @@ def prune(
     last: Annotated[int, typer.Option(help="How many of the last cycles to drop.")] = 1,
 ) -> None:
     """Drop the last N cycles so the session can take another path on resume."""
+    from agentcycle.agent.program.session import prune_session
+    from agentcycle.storage.datasets import delete_session_rows
+    from agentcycle.storage.runs import delete_session_runs
+
     state = prune_session(session_dir, last)
     first_dropped = len(state.cycles) + 1
     for dataset in ("cycles", "metrics", "events"):  # the session's rows follow session.json
@@ -236,6 +247,8 @@ def demo(
     verbosity: VerbosityOption = Verbosity.normal,
 ) -> None:
     """Prepare the real crystallography demo data and run the `xtal` pack on it."""
+    from agentcycle.demo_data import prepare_demo_data
+
     paths = prepare_demo_data(data_dir)
     input_dir = {"1l2h": paths.dir_1l2h, "5e5z": paths.dir_5e5z}.get(dataset)
     if input_dir is None:

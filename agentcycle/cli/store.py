@@ -1,7 +1,8 @@
 """CLI commands for corpora and the store: ingest, search, query, report, store ...
 
 `agentcycle.cli.main` registers each as a top-level command; `app` groups them for
-tests that invoke them directly. Bad input raises `UserError`.
+tests that invoke them directly. Bad input raises `UserError`. Each command imports the
+store, flows and models it uses when it runs, so `--help` answers at once.
 """
 
 from __future__ import annotations
@@ -13,23 +14,7 @@ from typing import Annotated
 
 import typer
 
-from agentcycle.cli.memory import RUNS_CORPUS, echo_run_hits
-from agentcycle.config import sessions_dir
 from agentcycle.errors import UserError
-from agentcycle.flows.ingest import ingest_flow
-from agentcycle.server import ensure_prefect_api
-from agentcycle.storage.corpus import check_something_to_ingest, validate_corpus_name
-from agentcycle.storage.health import all_dataset_problems, lancedb_problems, quarantine
-from agentcycle.storage.maintenance import compact, info
-from agentcycle.storage.query import (
-    format_table,
-    report_parameters,
-    report_sql,
-    run_query,
-    run_report,
-)
-from agentcycle.storage.search import search as run_search
-from agentcycle.tasks.reconcile import reconcile_all, session_dirs
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 store_app = typer.Typer(help="Store maintenance: compaction, sizes, checks and repair.",
@@ -61,6 +46,10 @@ def ingest(
         help="Drop the corpus and re-embed it all (to change its embedding model).")] = False,
 ) -> None:
     """Ingest files into a corpus (a Prefect flow); unchanged files are skipped by hash."""
+    from agentcycle.flows.ingest import ingest_flow
+    from agentcycle.server import ensure_prefect_api
+    from agentcycle.storage.corpus import check_something_to_ingest, validate_corpus_name
+
     validate_corpus_name(corpus)
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -96,10 +85,12 @@ def search(
 ) -> None:
     """Search a corpus: hybrid (vector + full text, RRF) by default; `runs` searches the
     program agent's past cycles (session, cycle, outcome, error) by meaning."""
+    from agentcycle.cli.memory import RUNS_CORPUS, echo_run_hits
+    from agentcycle.storage.search import search as run_search
+
     if corpus == RUNS_CORPUS:
         echo_run_hits(query, k, as_json)
         return
-
     hits = run_search(corpus, query, k=k, mode=mode.value, file=file, heading=heading)
     if as_json:
         typer.echo(json.dumps([h.to_dict() for h in hits], indent=1))
@@ -121,6 +112,8 @@ def query(
     format: Annotated[Format, typer.Option("--format", "-f")] = Format.table,
 ) -> None:
     """Query every dataset (cycles, metrics, events, ...) and LanceDB table with DuckDB."""
+    from agentcycle.storage.query import format_table, run_query
+
     typer.echo(format_table(run_query(sql), format.value).rstrip("\n"))
 
 
@@ -137,6 +130,8 @@ def report(
     format: Annotated[Format, typer.Option("--format", "-f")] = Format.table,
 ) -> None:
     """Run a named report (a SQL file in storage/reports/) with DuckDB."""
+    from agentcycle.storage.query import format_table, report_parameters, report_sql, run_report
+
     values = {"program": program, "corpus": corpus, "suite": suite}
     if target is not None:
         wanted = report_parameters(report_sql(name))
@@ -151,6 +146,8 @@ def report(
 @store_app.command("compact")
 def store_compact() -> None:
     """Merge small Parquet files and optimize LanceDB tables (one at a time, never twice)."""
+    from agentcycle.storage.maintenance import compact
+
     for line in compact().lines():
         typer.echo(line)
 
@@ -167,6 +164,10 @@ def store_check(
 ) -> None:
     """Find broken Parquet files, dataset folders and LanceDB tables; make every session's
     cycles, metrics and events agree with its session file (idempotent)."""
+    from agentcycle.config import sessions_dir
+    from agentcycle.storage.health import all_dataset_problems, lancedb_problems, quarantine
+    from agentcycle.tasks.reconcile import reconcile_all, session_dirs
+
     for path in sessions or []:
         if not (path / "session.json").is_file():
             raise UserError(f"{path}: --session: no session.json here")
@@ -193,5 +194,8 @@ def store_check(
 def store_info(format: Annotated[Format, typer.Option("--format", "-f")] = Format.table) -> None:
     """Rows, files and bytes of every dataset and LanceDB table."""
     import pyarrow as pa
+
+    from agentcycle.storage.maintenance import info
+    from agentcycle.storage.query import format_table
 
     typer.echo(format_table(pa.Table.from_pylist(info()), format.value))
