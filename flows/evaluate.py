@@ -150,9 +150,9 @@ def run_todo(
     ):
         if common["suite"].kind == "qa":  # where the samples run, before any is timed
             if isinstance(runner, ThreadPoolTaskRunner):
-                warm_up(common["corpus"])
+                warm_up(common["corpus"], common["corpus_version"])
             else:
-                runner.client.run(warm_up, common["corpus"])
+                runner.client.run(warm_up, common["corpus"], common["corpus_version"])
         right = 0
         for future in as_completed(submit_samples(todo, common, runner)):
             result = future.result()

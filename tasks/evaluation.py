@@ -18,11 +18,12 @@ from agentcycle.evaluation.suites import QaSample, ScenarioSample, Suite
 from agentcycle.tasks.research import LocalTools, PrefectTools, corpus_vocabulary, prepare_vectors
 
 
-def warm_up(corpus: str) -> None:
+def warm_up(corpus: str, version: str | None = None) -> None:
     """Load the embedding model and the corpus's vocabulary before any sample's clock
     starts. Otherwise the first samples of a fresh process (a rerun, a resumed run, a new
-    Dask worker) each carry the ~5 s model load, and the run's p95 latency with them."""
-    corpus_vocabulary(corpus)
+    Dask worker) each carry the ~5 s model load, and the run's p95 latency with them.
+    `version`: the one the run's samples search (read by the flow)."""
+    corpus_vocabulary(corpus, version)
     prepare_vectors(["warm up"])
 
 
