@@ -40,6 +40,8 @@ DEFAULT_PORT = 4200
 START_TIMEOUT_S = 90.0
 IDLE_ENV = "AGENTCYCLE_SERVER_IDLE_MINUTES"
 DEFAULT_IDLE_MINUTES = 30.0
+CA_FILE_ENV = "PREFECT_API_SSL_CERT_FILE"
+LOOPBACK_CA = "loopback-ca.pem"  # our clients' one-root CA file, in the Prefect home
 OWN_SERVER_CLIENT_SETTINGS = {
     "PREFECT_CLIENT_SERVER_VERSION_CHECK_ENABLED": "false",
     "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED": "false",
@@ -242,6 +244,8 @@ def start_server(
         url = f"http://127.0.0.1:{port}/api"
         env = {**os.environ, **prefect_environment(), "PREFECT_UI_API_URL": url}
         env.pop("PREFECT_API_URL", None)
+        if not _user_ca_file():  # a client setting of ours, maybe of another home
+            env.pop(CA_FILE_ENV, None)
         if database is not None:
             _write_private(_database_file(), f"{database}\n")
         if database := database or remembered_database():
@@ -348,7 +352,10 @@ def ensure_prefect_api() -> str:
     # a subflow creates several clients per cycle.
     for key, value in OWN_SERVER_CLIENT_SETTINGS.items():
         os.environ.setdefault(key, value)
-    os.environ.setdefault("PREFECT_API_SSL_CERT_FILE", str(_loopback_ca_file()))
+    # Ours is replaced (a process may move to another home, and the old one may be gone);
+    # a user's own CA file is kept.
+    if not _user_ca_file():
+        os.environ[CA_FILE_ENV] = str(_loopback_ca_file())
     _refresh_prefect_settings()
     return info.url
 
@@ -363,12 +370,18 @@ def _loopback_ca_file() -> Path:
     Should the same environment ever be pointed at an https server, verification fails
     closed (one unrelated root), it never passes unchecked.
     """
-    path = prefect_home() / "loopback-ca.pem"
+    path = prefect_home() / LOOPBACK_CA
     if not path.is_file():
         end = "-----END CERTIFICATE-----"
         bundle = Path(certifi.where()).read_text()
         _write_atomic(path, bundle[: bundle.index(end) + len(end)] + "\n")
     return path
+
+
+def _user_ca_file() -> str | None:
+    """PREFECT_API_SSL_CERT_FILE when the user set it, not when it is one of ours."""
+    value = os.environ.get(CA_FILE_ENV)
+    return value if value and Path(value).name != LOOPBACK_CA else None
 
 
 def _refresh_prefect_settings() -> None:

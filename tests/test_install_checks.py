@@ -130,3 +130,32 @@ def test_clients_of_our_server_parse_one_root_not_certifis_bundle(prefect_api: s
     assert loaded == 1 < bundle
     with get_client(sync_client=True) as client:  # a client made now reaches our server
         assert client.api_healthcheck() is None
+
+
+def test_the_ca_file_follows_the_home_and_a_users_own_is_kept(
+    prefect_api: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A process that used another home, since deleted, must not keep pointing its clients
+    at that home's CA file (every client would fail); a user's own file always wins."""
+    import certifi
+    import prefect.context
+    from prefect.client.orchestration import get_client
+
+    from agentcycle.config import prefect_home
+    from agentcycle.server import ensure_prefect_api
+
+    gone = tmp_path / "deleted-home" / "prefect" / "loopback-ca.pem"
+    monkeypatch.setenv("PREFECT_API_SSL_CERT_FILE", str(gone))
+    monkeypatch.delenv("PREFECT_API_URL")
+    try:
+        assert ensure_prefect_api() == prefect_api
+        assert os.environ["PREFECT_API_SSL_CERT_FILE"] == str(prefect_home() / "loopback-ca.pem")
+        with get_client(sync_client=True) as client:
+            assert client.api_healthcheck() is None
+        monkeypatch.setenv("PREFECT_API_SSL_CERT_FILE", certifi.where())
+        monkeypatch.delenv("PREFECT_API_URL")
+        ensure_prefect_api()
+        assert os.environ["PREFECT_API_SSL_CERT_FILE"] == certifi.where()
+    finally:
+        monkeypatch.setenv("PREFECT_API_URL", prefect_api)
+        prefect.context.refresh_global_settings_context()
