@@ -23,6 +23,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import warnings
 import zlib
 from dataclasses import asdict, dataclass
@@ -34,7 +36,7 @@ from agentcycle.config import home_dir, prefect_home
 from agentcycle.errors import UserError
 from agentcycle.processes import answers_ok, pid_alive
 from agentcycle.server_watch import MODULE as WATCHER
-from agentcycle.server_watch import WatchedServer, watched_servers
+from agentcycle.server_watch import WatchedServer, registry_dir, watched_servers
 
 DEFAULT_PORT = 4200
 START_TIMEOUT_S = 90.0
@@ -157,7 +159,13 @@ def _port_free(port: int) -> bool:
 
 
 def _choose_port(requested: int | None) -> int:
-    """The port remembered for this home; else 4200, else one derived from the home path."""
+    """The port remembered for this home; else 4200, else one derived from the home path.
+
+    A port another home's watcher was started for counts as taken even before its server
+    binds it: two homes starting at once would otherwise both pick a free 4200, and the
+    loser would take the winner's server for its own.
+    """
+    claimed = {server.port for server in watched_servers()}
     candidates: list[int] = []
     if requested is not None:
         candidates.append(requested)
@@ -166,7 +174,7 @@ def _choose_port(requested: int | None) -> int:
     stable = 4201 + zlib.crc32(str(home_dir()).encode()) % 800
     candidates += [DEFAULT_PORT, *range(stable, stable + 50)]
     for port in candidates:
-        if 0 < port < 65536 and _port_free(port):
+        if 0 < port < 65536 and port not in claimed and _port_free(port):
             return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -174,16 +182,25 @@ def _choose_port(requested: int | None) -> int:
 
 
 @contextlib.contextmanager
-def _lock():
-    """One starter at a time: two commands launched together share one server."""
-    home = prefect_home()
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / "server.lock", "w") as handle:
+def _locked(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _lock():
+    """One starter per home at a time: two commands launched together share one server."""
+    return _locked(prefect_home() / "server.lock")
+
+
+def _port_lock():
+    """One port chooser per user at a time, held from choosing a port until the watcher
+    that claims it is in the process table (milliseconds), whatever the home."""
+    return _locked(registry_dir() / "ports.lock")
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -212,12 +229,25 @@ def _adopt_unrecorded() -> ServerInfo | None:
     return None
 
 
+def _serves_this_home(url: str, timeout: float) -> bool:
+    """Whether the server at `url` answers and is this home's, not another home's server
+    that holds the port (ours then fails to bind and its watcher exits)."""
+    try:
+        with urllib.request.urlopen(f"{url}/admin/settings", timeout=timeout) as response:
+            served = json.load(response).get("home")
+    except (urllib.error.URLError, OSError, ValueError, AttributeError):
+        return False
+    return isinstance(served, str) and Path(served).resolve() == prefect_home().resolve()
+
+
 def _wait_healthy(info: ServerInfo) -> ServerInfo:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if not pid_alive(info.pid):
             raise UserError(f"Prefect server exited at start; see {info.log}")
-        if healthy(info.url, timeout=1.0):
+        # Health first (cheap); the settings are slow to answer the first time (~0.5 s,
+        # seconds on a loaded machine), so they get a longer timeout.
+        if healthy(info.url, timeout=1.0) and _serves_this_home(info.url, timeout=15.0):
             return info
         time.sleep(0.3)
     _terminate(info.pid)
@@ -238,11 +268,9 @@ def start_server(
         running = _recorded() or _adopt_unrecorded()
         if running is not None:  # up, or still booting for a command that was killed
             return _wait_healthy(running)
-        port = _choose_port(port)
         home = prefect_home()
         log_path = home / "server.log"
-        url = f"http://127.0.0.1:{port}/api"
-        env = {**os.environ, **prefect_environment(), "PREFECT_UI_API_URL": url}
+        env = {**os.environ, **prefect_environment()}
         env.pop("PREFECT_API_URL", None)
         if not _user_ca_file():  # a client setting of ours, maybe of another home
             env.pop(CA_FILE_ENV, None)
@@ -250,17 +278,21 @@ def start_server(
             _write_private(_database_file(), f"{database}\n")
         if database := database or remembered_database():
             env["PREFECT_API_DATABASE_CONNECTION_URL"] = database
-        argv = [sys.executable, "-m", WATCHER, "--home", str(home_dir()), "--port", str(port)]
-        argv += ["--idle-minutes", str(idle_minutes() if idle is None else idle)]
-        argv += ["--log", str(log_path)]
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            env=env,
-        )
+        with _port_lock():
+            port = _choose_port(port)
+            url = f"http://127.0.0.1:{port}/api"
+            env["PREFECT_UI_API_URL"] = url
+            argv = [sys.executable, "-m", WATCHER, "--home", str(home_dir())]
+            argv += ["--port", str(port), "--log", str(log_path)]
+            argv += ["--idle-minutes", str(idle_minutes() if idle is None else idle)]
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                env=env,
+            )
         info = ServerInfo(pid=process.pid, url=url, log=str(log_path))
         _write_atomic(_state_file(), json.dumps(asdict(info)))  # before waiting: see above
         _write_atomic(_port_file(), f"{port}\n")

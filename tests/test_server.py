@@ -118,6 +118,54 @@ def test_idle_server_stops_itself(home: Path) -> None:
     assert "idle for" in Path(info.log).read_text()
 
 
+@pytest.mark.slow
+def test_two_homes_starting_at_once_each_get_their_own_server(
+    home: Path, tmp_path: Path
+) -> None:
+    """The first home's watcher claims its port seconds before its server binds it; a
+    second home starting meanwhile must pick another port and never take the first
+    home's server for its own (xdist workers, each with a home, start together)."""
+    from agentcycle.server import _serves_this_home, start_server, stop_server
+
+    first = (tmp_path / "first-home").resolve()
+    starter = subprocess.Popen(
+        cli_command("server", "start", "--idle-minutes", "0"),
+        env=_env(first), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        state = first / "prefect" / "server.json"
+        _wait(state.exists, 60, "the first home's server.json")
+        claimed = json.loads(state.read_text())["url"]
+        assert not _port_open(claimed), "the first server bound its port before the check"
+
+        second = start_server(idle=0)  # home: the fixture's
+        assert second.url != claimed and _serves_this_home(second.url, 15)
+        assert starter.wait(timeout=120) == 0
+        assert _port_open(claimed) and not _serves_this_home(claimed, 15)
+    finally:
+        starter.kill()
+        with contextlib.suppress(FileNotFoundError):
+            subprocess.run(
+                cli_command("server", "stop"), env=_env(first), timeout=60,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+    assert stop_server()
+
+
+def test_another_homes_server_on_our_port_is_never_taken_for_ours(
+    prefect_api: str, home: Path
+) -> None:
+    """Our watcher's server cannot bind a port another home's server holds; waiting for
+    "healthy" must not accept that other server: the start fails with the log to read."""
+    from agentcycle.errors import UserError
+    from agentcycle.server import ServerInfo, _wait_healthy
+
+    short_lived = subprocess.Popen(["sleep", "3"])  # stands for our exiting watcher
+    log = str(home / "prefect" / "server.log")
+    with pytest.raises(UserError, match="exited at start"):
+        _wait_healthy(ServerInfo(pid=short_lived.pid, url=prefect_api, log=log))
+
+
 class _StandIn(http.server.BaseHTTPRequestHandler):
     """Stand-in for someone else's Prefect server on 4200: answers every request."""
 
