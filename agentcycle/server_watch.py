@@ -1,7 +1,7 @@
 """The process that owns one home's Prefect server: starts it, watches it, stops it.
 
-`agentcycle.server` launches this module in its own session; it runs `prefect server
-start` as a child and stops it (and itself) when
+`agentcycle.server` launches this module in its own session; it runs Prefect's server
+(`agentcycle.prefect_app`) as a child and stops it (and itself) when
 
 - the home's Prefect folder is deleted (checked every few seconds, so a deleted home's
   server is gone within a minute instead of living on as an orphan nobody can reach),
@@ -30,6 +30,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from agentcycle.prefect_app import MODULE as PREFECT_APP
 
 MODULE = "agentcycle.server_watch"
 POLL_S = 3.0
@@ -149,8 +151,7 @@ def _stop_child(child: subprocess.Popen) -> None:
 def watch(home: Path, port: int, idle_s: float, log: Path) -> str:
     """Run the server until one of the stop conditions; returns why it stopped."""
     prefect_dir = home / "prefect"
-    argv = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1"]
-    argv += ["--port", str(port)]
+    argv = [sys.executable, "-m", PREFECT_APP, "--host", "127.0.0.1", "--port", str(port)]
     with open(log, "ab") as output:
         child = subprocess.Popen(
             argv,

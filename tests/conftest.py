@@ -43,7 +43,7 @@ def _servers_of_this_run() -> list[tuple[int, str]]:
             continue
         try:
             argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            servers = ("server_watch", "server start", "uvicorn", "llama_cpp.server")
+            servers = ("server_watch", "prefect_app", "server start", "uvicorn", "llama_cpp.server")
             if not any(word in argv for word in servers):
                 continue
             if marker in (entry / "environ").read_bytes().split(b"\0"):

@@ -33,14 +33,17 @@ def suite_file(tmp_path: Path) -> Path:
     return path
 
 
-def _runs_of(deployment_name: str) -> list:
+def _runs_of(deployment_name: str, corpus: str) -> list:
+    """Runs of the deployment started for `corpus`: the trigger's, not the nightly
+    schedule's (the scheduler service adds those whenever its loop comes round)."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
 
     with get_client(sync_client=True) as client:
-        return client.read_flow_runs(
+        runs = client.read_flow_runs(
             deployment_filter=DeploymentFilter(name=DeploymentFilterName(any_=[deployment_name]))
         )
+    return [run for run in runs if run.parameters.get("corpus") == corpus]
 
 
 @pytest.mark.slow
@@ -55,20 +58,20 @@ def test_reingesting_a_corpus_runs_the_suite_deployed_over_it(
     (docs / "note.md").write_text("# Note\n\nThe default number of cycles is 20.\n")
     argv = cli_command("serve", "--suite", str(suite_file), "--on-corpus", "trigger-docs")
     with served(argv, prefect_api, "evaluate/eval-trigger-seeds"):
-        assert _runs_of("eval-trigger-seeds") == []
+        assert _runs_of("eval-trigger-seeds", "trigger-docs") == []
         env = {**__import__("os").environ, "PREFECT_API_URL": prefect_api}
         ingest = cli_command("ingest", "trigger-docs", str(docs))
         done = subprocess.run(ingest, capture_output=True, text=True, env=env, timeout=300)
         assert done.returncode == 0, done.stderr
         deadline = time.monotonic() + 90
-        while not (runs := _runs_of("eval-trigger-seeds")):
+        while not (runs := _runs_of("eval-trigger-seeds", "trigger-docs")):
             assert time.monotonic() < deadline, "no evaluation run followed the re-ingest"
             time.sleep(2)
-        assert runs[0].parameters["corpus"] == "trigger-docs"
+        assert len(runs) == 1 and runs[0].parameters["suite_path"] == str(suite_file.resolve())
         # An unchanged corpus emits no event: a second ingest starts nothing new.
         subprocess.run(ingest, capture_output=True, text=True, env=env, timeout=300, check=True)
         time.sleep(10)
-        assert len(_runs_of("eval-trigger-seeds")) == 1
+        assert len(_runs_of("eval-trigger-seeds", "trigger-docs")) == 1
 
 
 class _Recorder(BaseHTTPRequestHandler):
