@@ -6,11 +6,11 @@ Prefect, alternating, `--sessions` times each (default 3). Prints ms per cycle o
 session, the median of each path, the overhead (difference of medians, the target's
 figure) and the mean; then how soon a new `agentcycle run` process begins its first cycle.
 
-It also counts Prefect's client retries. On SQLite, a write the server receives while
-one of its own services commits can fail with "database is locked"; the server answers
-503 and the client waits ~2 s before trying again. A session that meets one is ~95 ms
-per cycle slower. The median is the typical session; the mean and the retry line show
-what those waits add.
+It also counts Prefect's client retries and the time they waited. On SQLite, a write
+the server receives while one of its own services commits can fail with "database is
+locked"; the server answers 503 with a short Retry-After (`agentcycle.prefect_app`;
+Prefect's client alone would wait ~2 s). The median is the typical session; the mean
+and the retry line show what those waits add.
 
     .venv/bin/python benchmarks/cycle_overhead.py [--sessions 3]
 """
