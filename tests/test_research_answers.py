@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 import yaml
 
+from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import expect, split_bridge
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
 from agentcycle.agent.research.compose import compose, compose_bridged, render
 from agentcycle.agent.research.extract import extract
+from agentcycle.agent.research.key_entities import (
+    key_entities,
+    missing_entities,
+    unstated_constants,
+)
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import cite
 from agentcycle.agent.research.text import Vocabulary
@@ -180,9 +186,13 @@ def test_composed_answer_has_the_value_first_and_clean_cited_evidence() -> None:
         assert " ".join(citation.sentence.split()) in texts[citation.chunk_id]
 
 
-INVENTORY = "| Step | File | Class |\n|---|---|---|\n" + "".join(
-    f"| Step {n} of the cycle path | `agent/module_{n}.py` | `Worker{n}` |\n" for n in range(12)
-) + "| Session storage | `agent/session.py` | `AgentSession` |\n"
+INVENTORY = (
+    "| Step | File | Class |\n|---|---|---|\n"
+    + "".join(
+        f"| Step {n} of the cycle path | `agent/module_{n}.py` | `Worker{n}` |\n" for n in range(12)
+    )
+    + "| Session storage | `agent/session.py` | `AgentSession` |\n"
+)
 SESSIONS = [
     "Sessions are saved after every cycle. The session file holds the session history, "
     f"and session summaries are written for session {n} when the session ends."
@@ -297,3 +307,78 @@ def test_gate_out_of_reprompts_ends_instead_of_looping() -> None:
     update = verify_node(state, {"configurable": {}})
     assert update["gate_errors"] and update["draft"].insufficient
     assert after_verify({**state, **update}) == "mc_select"
+
+
+# --------------------------------------------------------------- answer shape, refusal
+
+PROVIDERS = (
+    "| Provider | Required variables | Optional |\n|---|---|---|\n"
+    "| `acme` | `ACME_API_KEY`, `ACME_URL` | `ACME_MODEL` (upstream model, default `m-2`) |\n"
+)
+
+
+def test_head_noun_fixes_the_shape_of_the_answer() -> None:
+    """An environment variable is UPPER_SNAKE, a model carries a digit, an extension a
+    dot; a head without a fixed form gives no shape."""
+    env = "Which environment variable holds the key?"
+    assert shape_for(expect(env), env)("ACME_API_KEY")
+    assert not shape_for(expect(env), env)("acme")
+    model = "Which cross-encoder model does the reranker load?"
+    assert expect(model).head == "model"  # the hyphenated modifier is not the head
+    assert shape_for(expect(model), model)("mini-lm-L-6-v2")
+    assert not shape_for(expect(model), model)("bi-encoder")
+    assert not shape_for(expect(model), model)("ACME_MODEL")  # the variable, not a model
+    ext = "Which file extensions does the loader accept?"
+    assert shape_for(expect(ext), ext)(".fa, .fasta")
+    node = "Which node runs after the planner?"
+    assert shape_for(expect(node), node) is None
+
+
+def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
+    """The row holds three variables; "(upstream model)" beside one says which."""
+    row = PROVIDERS.splitlines()[2]
+    question = "Which environment variable sets the upstream model of acme?"
+    span = extract(row, PROVIDERS, question, expect(question))
+    assert span is not None and span.text == "ACME_MODEL"
+    question = "Which environment variables are required for acme?"
+    span = extract(row, PROVIDERS, question, expect(question))
+    assert span is not None and span.text == "ACME_API_KEY, ACME_URL"
+
+
+def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:
+    """Prose about the subject that names no model answers no "which model"."""
+    text = "The reranker scores each bi-encoder candidate against the query."
+    evidence = [Evidence(chunk_id="c1", file="rag.md", heading="Reranking", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "Which model does the reranker use to score candidates?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.shape_missing
+    text += " It loads the `mini-lm-L-6-v2` model."
+    evidence = [Evidence(chunk_id="c1", file="rag.md", heading="Reranking", text=text)]
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and not composed.shape_missing
+    assert composed.direct == "mini-lm-L-6-v2"
+
+
+def test_key_entities_must_be_named_by_the_cited_passages() -> None:
+    """A product name or a decimal the question states must appear in what is cited
+    (its text, heading or file name); a constant must be stated by the answering unit."""
+    question = "What is the default request timeout of DocuChat at 3.5 Å?"
+    assert key_entities(question) == ["DocuChat", "3.5"]
+    other = Evidence(chunk_id="a", file="arch.md", heading="Canary", text="A 30-second timeout.")
+    assert missing_entities(question, [other]) == ["DocuChat", "3.5"]
+    named = Evidence(chunk_id="b", file="docuchat-mode.md", heading="Limits", text="At 3.5 Å: 30")
+    assert missing_entities(question, [named]) == []
+    # Another retrieved passage of the cited file may name the subject; another file may not.
+    intro = Evidence(chunk_id="c", file="arch.md", heading="Intro", text="DocuChat at 3.5 Å.")
+    elsewhere = intro.model_copy(update={"chunk_id": "d", "file": "other.md"})
+    assert missing_entities(question, [other], [other, intro]) == []
+    assert missing_entities(question, [other], [other, elsewhere]) == ["DocuChat", "3.5"]
+    question = "What is the default value of ACME_EMBED_MODEL?"
+    assert unstated_constants(question, ["Optional: ACME_URL, ACME_EMBED_MODEL"]) == []
+    assert unstated_constants(question, ["The embedding default is m-2."]) == ["ACME_EMBED_MODEL"]
+    # A constant that only places the question need not be stated by the answer.
+    question = "At what recall does the ACME_T4 test pin the scanner?"
+    assert unstated_constants(question, ["The scanner is pinned at 0.98 recall."]) == []
+    question = "What is ACME_TIMEOUT set to?"
+    assert unstated_constants(question, ["The timeout is 30 s."]) == ["ACME_TIMEOUT"]

@@ -242,3 +242,18 @@ def test_rules_is_the_default_and_unknown_providers_are_user_errors(
         make_provider("gpt-magic")
     monkeypatch.setenv("AGENTCYCLE_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     assert make_provider("openai").settings.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_a_wrapped_list_item_is_one_unit() -> None:
+    """A list item's continuation lines belong to it: the value on the second line
+    ("(`m-2`, 34MB)") is part of the item that names what it is."""
+    text = (
+        "Steps:\n\n1. **Retrieval**: a store returns\n   the top 20 documents.\n"
+        "2. **Reranking**: a local model\n   (`m-2`, 34MB) reranks them.\n- a plain item\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\nafter the table"
+    )
+    units = [u.text for u in sentences(text)]
+    assert "**Reranking**: a local model (`m-2`, 34MB) reranks them." in units
+    assert "- a plain item" in units and "| 1 | 2 |" in units and "after the table" in units
+    flat = normalise(text)
+    assert all(normalise(u) in flat for u in units)  # still verbatim: grounding holds

@@ -336,10 +336,11 @@ def head_noun(clause: str) -> str:
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue
-        if not bare.isalpha() or bare in _VERBS or bare in STOPWORDS:
+        if not bare.replace("-", "").isalpha() or bare in _VERBS or bare in STOPWORDS:
             break
         phrase.append(bare)
-    return stem(phrase[-1]) if phrase else ""
+    # "which cross-encoder *model*": a hyphenated word modifies, the last word heads
+    return stem(phrase[-1].rsplit("-", 1)[-1]) if phrase else ""
 
 
 def expect(question: str) -> Expectation:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import Expectation, expect
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
 from agentcycle.agent.research.extract import Span, extract
@@ -28,6 +29,10 @@ MAX_DIRECT_CHARS = 220
 # How a unit's lexical coverage of the question, its embedding similarity and its span's
 # fit to the expected answer type add up to its rank.
 RANK_WEIGHTS = (0.6, 0.25, 0.15)
+# A span of the form the question's head demands ("which environment variable") is
+# looked for this deep in the ranking, and may rank this far below the best unit.
+SHAPE_SEARCH = 8
+SHAPE_MARGIN = 0.2
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class Composition:
     span: Span | None
     focus_missing: list[str]  # focus words the best evidence does not contain
     best_score: float
+    shape_missing: bool = False  # the question's head fixes a form no good unit offers
 
 
 def rank(
@@ -128,7 +134,17 @@ def compose(
     best = ranked[0]
     with_span = next((r for r in ranked[:4] if r.span is not None), None)
     lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
-    if expectation.asks_default and (lead.span is None or "marked default" not in lead.span.how):
+    shape = shape_for(expectation, question)
+    shape_missing = False
+    if shape is not None and (lead.span is None or not shape(lead.span.text)):
+        shaped = next(
+            (r for r in ranked[:SHAPE_SEARCH] if r.span is not None and shape(r.span.text)), None
+        )
+        if shaped is not None and shaped.score >= best.score - SHAPE_MARGIN:
+            lead = shaped
+        else:
+            shape_missing = True
+    elif expectation.asks_default and (lead.span is None or "marked default" not in lead.span.how):
         marked = next(
             (r for r in ranked[:8] if r.span is not None and "marked default" in r.span.how), None
         )
@@ -152,7 +168,7 @@ def compose(
     missing = [t for t in expectation.focus if t not in present_terms([t], context)]
     if len(missing) * 2 < len(expectation.focus):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
-    return Composition(direct, units, lead.span, missing, lead.score)
+    return Composition(direct, units, lead.span, missing, lead.score, shape_missing)
 
 
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
@@ -191,7 +207,14 @@ def compose_bridged(
     units = second.units
     if all(u.text != hop.unit.text for u in units):
         units = [*units[: max(1, count - 1)], hop.unit]  # cite where the bridge came from
-    return Composition(second.direct, units, second.span, second.focus_missing, second.best_score)
+    return Composition(
+        second.direct,
+        units,
+        second.span,
+        second.focus_missing,
+        second.best_score,
+        second.shape_missing,
+    )
 
 
 def support_of(question: str, units: list[Scored], vocabulary: Vocabulary) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentcycle.agent.research.answer_shape import Shape, shape_for, shaped_parts
 from agentcycle.agent.research.answer_type import Expectation
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.text import content_terms, normalise, present_terms, stem, term_set
@@ -151,6 +152,9 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             and (whole in question_norm or len(present) >= max(1, len(cell_terms) * 0.6))
         )
     order = list(range(len(raw)))
+    shape = shape_for(expectation, question)
+    if shape is not None:
+        return _shaped_cell(raw, header, question, expectation, shape)
     if header:
         ranked = sorted(
             order, key=lambda i: -_column_score(header[i], clause_terms, expectation.focus)
@@ -178,6 +182,43 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             if fit:
                 return Span(value, 0.6 * fit, "first non-key table cell of the type")
     return None
+
+
+def _shaped_cell(
+    raw: list[str],
+    header: list[str],
+    question: str,
+    expectation: Expectation,
+    shape: Shape,
+) -> Span | None:
+    """The row's values of the shape the question asks for ("which environment
+    variable"), from the cell that shares most words with the question besides them —
+    "(upstream model)" beside a variable says which of the row's variables is asked."""
+    question_terms = set(content_terms(question))
+    clause_terms = term_set(question)
+    question_norm = normalise(question)
+    best: tuple[float, int, list[str]] | None = None
+    for index, cell in enumerate(raw):
+        # No key skip: a cell repeating the question ("`ACME_MODEL` (acme's model)")
+        # may still hold the asked value; the question's own names are dropped below.
+        parts = [
+            p
+            for p in shaped_parts(cell, shape)
+            if not _in_question(p, question_norm, question_terms)
+        ]
+        if not parts:
+            continue
+        rest = cell
+        for part in parts:
+            rest = rest.replace(part, " ")
+        said = len(question_terms & term_set(clean_inline(rest)))
+        named = _column_score(header[index], clause_terms, expectation.focus) if header else 0.0
+        score = said + named
+        if best is None or score > best[0]:
+            best = (score, index, parts)
+    if best is None:
+        return None
+    return Span(", ".join(best[2]), 0.9, "table cell of the asked shape")
 
 
 def _fits(value: str, kind: str) -> float:
@@ -235,9 +276,11 @@ def from_sentence(
     question_norm = normalise(question)
     terms = content_terms(question)
     question_terms = set(terms) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+    shape = shape_for(expectation, question)
     if expectation.asks_default:
         found = _default_value(unit)
-        if found and not _in_question(found[0], question_norm, question_terms):
+        fits = shape is None or shape(found[0]) if found else False
+        if found and fits and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.85, "marked default")
     if expectation.kind == "yes_no":
         if _YES.search(unit) and not _NO.search(unit):
@@ -271,6 +314,8 @@ def from_sentence(
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += 0.7  # named by the noun asked for: above any unnamed code span
+        if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
+            fit = fit + 0.6 if shape(text) else fit * 0.25
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
         if best is None or score > best.score:
             best = Span(text.rstrip(".,;:"), score, f"span of type {kind}")

@@ -14,6 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.answer_type import expect, split_bridge
 from agentcycle.agent.research.compose import compose, compose_bridged
+from agentcycle.agent.research.key_entities import missing_entities, unstated_constants
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
@@ -127,6 +128,14 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append("no evidence unit")
     if composed and composed.focus_missing and cfg.refuse_missing_focus:
         reasons.append(f"evidence never names {composed.focus_missing}")
+    if composed and composed.shape_missing:
+        reasons.append(f"no span of the shape a {expectation.head!r} has")
+    unnamed = missing_entities(state["objective"], [u.evidence for u in units], evidence)
+    if unnamed:
+        reasons.append(f"the cited passages never name {unnamed}")
+    unstated = unstated_constants(state["objective"], [u.text for u in units[:1]])
+    if unstated:
+        reasons.append(f"no cited sentence states {unstated}")
     insufficient = bool(reasons)
     verbatim = True
     direct = ""

@@ -19,6 +19,7 @@ from functools import lru_cache
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:%]*[A-Za-z0-9%]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*`]*\s+(?=[A-Z0-9\"'(\[*`_|-])")
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|```|>)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")
 
 STOPWORDS = frozenset(
     [
@@ -341,14 +342,22 @@ def sentences(text: str) -> Iterator[Unit]:
                     position += len(piece)
 
         cursor = start
+        item = False  # the paragraph being gathered is a list item's text
         for line in lines:
-            if _LIST_OR_TABLE.match(line) or line.strip().startswith("|"):
+            stripped = line.strip()
+            is_item = bool(_LIST_ITEM.match(line))
+            if is_item or _LIST_OR_TABLE.match(line) or stripped.startswith("|"):
                 if paragraph:
                     yield from flush(paragraph, para_start)
                     paragraph = []
-                stripped = line.strip()
-                if stripped and not re.fullmatch(r"[|\-:\s`]+", stripped):
+                item = is_item
+                if is_item:  # its wrapped lines follow: gather them with it
+                    para_start = cursor
+                    paragraph.append(line)
+                elif stripped and not re.fullmatch(r"[|\-:\s`]+", stripped):
                     yield from flush([stripped], cursor)
+            elif item and paragraph:
+                paragraph.append(line)  # a wrapped list item goes on (lazy continuation)
             else:
                 if not paragraph:
                     para_start = cursor

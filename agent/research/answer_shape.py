@@ -1,0 +1,77 @@
+"""What the answer to a "which X" question looks like, judged from X alone.
+
+Some head nouns fix the surface form of their answer: an environment variable is
+written `UPPER_SNAKE`, a file extension starts with a dot, a model is named with a
+version or size digit ("DINOv3", "qwen2.5:7b", "ms-marco-MiniLM-L-12-v2"), a
+test function starts with `test_`. A span without that form is not the answer even
+when it sits next to the question's words — "bi-encoder" is not a model name,
+"portkey" is not an environment variable — so extraction prefers spans of the shape
+and refusal counts "no span of the shape anywhere in the evidence" as a near-miss.
+Heads without a fixed form (a node, a phase, a category) have no shape: anything goes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from agentcycle.agent.research.answer_type import Expectation, main_clause
+
+Shape = Callable[[str], bool]
+
+_ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
+_TEST = re.compile(r"test_\w+(?:\(\))?")
+_CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
+_ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
+_TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
+
+
+def _every(pattern: re.Pattern[str]) -> Shape:
+    """Each comma-separated item matches (a list answer keeps the shape per item)."""
+
+    def fits(text: str) -> bool:
+        items = [i.strip(" `'\"") for i in text.split(",") if i.strip(" `'\"")]
+        return bool(items) and all(pattern.fullmatch(i) for i in items)
+
+    return fits
+
+
+def _model_name(text: str) -> bool:
+    """A model's name carries a version or size digit ("DINOv3", "qwen3:14b",
+    "Gemma 3 27B"); a brand ("OpenAI") or an UPPER_SNAKE variable holding a model is
+    not one."""
+    bare = text.strip(" `'\"")
+    if not bare or len(bare.split()) > 4 or "_" in bare:
+        return False
+    return any(c.isdigit() for c in bare) and any(c.isalpha() for c in bare)
+
+
+_PART = re.compile(r"`([^`\n]{1,80})`|[^\s,;()|`]+")
+
+
+def shaped_parts(text: str, shape: Shape) -> list[str]:
+    """The code spans and words of a text that have the shape, in order, no repeats."""
+    found: list[str] = []
+    for match in _PART.finditer(text):
+        part = (match.group(1) or match.group(0)).strip(" '\"").rstrip(".:")
+        if part and shape(part) and part not in found:
+            found.append(part)
+    return found
+
+
+def shape_for(expectation: Expectation, question: str) -> Shape | None:
+    """The surface form the asked-for head noun demands, or None when it fixes none."""
+    head = expectation.head
+    clause = main_clause(question)
+    if _ENVIRONMENT.search(clause) and head in {"variabl", "var", "env"}:
+        return _every(_ENV_VAR)
+    if head == "extension":
+        return _every(_EXTENSION)
+    if head == "model" and expectation.kind in ("name", "default", "identifier"):
+        return _model_name
+    if head in {"function", "method", "test", "case"} and _TEST_FUNCTION.search(clause):
+        return _every(_TEST)
+    if head == "clas":  # stem of "class"
+        return _every(_CAMEL)
+    return None

@@ -1,0 +1,89 @@
+"""The question's key entities, and whether the evidence behind an answer names them.
+
+A near-miss question borrows a real subject's vocabulary and asks about something
+the corpus does not hold: "DocuChat's request timeout" finds a passage with a
+timeout in it — about another system. Coverage by IDF weight misses that, since the
+passage shares most of the question's words. Two kinds of words pin the subject
+down: a product name in CamelCase ("DocuChat", "ChromaDB") and a decimal value the
+question states ("at 3.5 Å"). They must appear in what the answer's documents say
+(the retrieved passages of the cited files: text, heading path or file name).
+Other capitalised words are too often document names or generic labels ("User
+Guide", "LLM"), and snake_case names too often paraphrased, for their absence to
+mean the fact is missing. A constant the question names (`OLLAMA_EMBED_MODEL`) must
+be stated by the answering unit itself, beside its value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.text import normalise, term_set, tokens
+
+_CAMEL = re.compile(r"(?<![\w.`-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
+_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+_CONSTANT = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w.])")
+
+
+def key_entities(question: str) -> list[str]:
+    """CamelCase names and decimal values of a question, in order, no repeats."""
+    found = [m.group(0) for m in _CAMEL.finditer(question)]
+    found += [m.group(0) for m in _DECIMAL.finditer(question)]
+    return list(dict.fromkeys(found))
+
+
+def _named(entity: str, text: str, stems: set[str]) -> bool:
+    if _DECIMAL.fullmatch(entity):
+        return bool(re.search(rf"(?<![\w.]){re.escape(entity)}(?![\d])", text))
+    return all(t in stems for t in tokens(entity.lower()))
+
+
+def missing_entities(
+    question: str, cited: Iterable[Evidence], pool: Iterable[Evidence] = ()
+) -> list[str]:
+    """Key entities of the question that no passage of the cited documents names.
+
+    The documents count, not only the cited chunks: a name that places the subject
+    ("the LangGraph agent's ToDo limit") is often said once, in another section of the
+    same file; what the retrieved passages of those files never say is missing.
+    """
+    entities = key_entities(question)
+    if not entities:
+        return []
+    cited = list(cited)
+    files = {c.file for c in cited}
+    chunks = {c.chunk_id: c for c in [*cited, *(p for p in pool if p.file in files)]}
+    text = normalise("\n".join(f"{c.context}\n{c.text}" for c in chunks.values()))
+    stems = {t.lower() for t in term_set(text)} | set(tokens(text))
+    return [e for e in entities if not _named(e, text, stems)]
+
+
+# A constant is what is asked about when the question asks for its value or default
+# ("the default value of X", "what is X set to", "X defaults to"), not when it only
+# places the question ("the K_H4 test pins the scanner at what recall?").
+_ASKED_VALUE = re.compile(
+    r"\b(?:value|default|setting|set)\b[^?.;]{0,24}?\b(?:of|for)\s+`?(?P<after>"
+    + _CONSTANT.pattern
+    + r")|`?(?P<before>"
+    + _CONSTANT.pattern
+    + r")`?\s+(?:is\s+)?(?:set\s+to|default|defaults|value)\b"
+)
+
+
+def asked_constants(question: str) -> list[str]:
+    """UPPER_SNAKE names whose value or default the question asks for, in order."""
+    found = [m.group("after") or m.group("before") for m in _ASKED_VALUE.finditer(question)]
+    return list(dict.fromkeys(found))
+
+
+def unstated_constants(question: str, units: Iterable[str]) -> list[str]:
+    """Constants whose value the question asks for that none of `units` (the answering
+    unit) names.
+
+    A value is stated beside its name: a unit that never names the constant states some
+    other setting's value, however close its chunk is. A constant that only places the
+    question is not required.
+    """
+    said = normalise(" ".join(units))
+    return [n for n in asked_constants(question) if n.lower() not in said]
