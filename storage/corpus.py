@@ -321,8 +321,7 @@ def ensure_indexes(table: lancedb.table.Table, text_column: str = "text",
                    min_vector_rows: int = VECTOR_INDEX_MIN_ROWS) -> list[str]:
     """Create the full-text index, and the IVF_PQ vector index once the table is large.
 
-    Rows added after an index was built are still searched (exhaustively) until
-    `store compact` folds them into the index. Returns what was created.
+    Returns what was created; `refresh_indexes` keeps existing ones up to date.
     """
     from lancedb.index import FTS, IvfPq
 
@@ -336,6 +335,20 @@ def ensure_indexes(table: lancedb.table.Table, text_column: str = "text",
         table.create_index("vector", config=IvfPq(distance_type="cosine"))
         created.append("IVF_PQ vector index")
     return created
+
+
+def refresh_indexes(table: lancedb.table.Table) -> bool:
+    """Fold rows written since the indexes were built into them; True when it did.
+
+    LanceDB searches rows an index does not cover exhaustively: after a re-ingest that
+    rewrote most chunks, every full-text query scanned the whole corpus (58 ms instead
+    of 5 ms on 1,652 chunks, several queries per question). `optimize` adds the new rows
+    to the existing indexes (and merges small files) in a fraction of a second.
+    """
+    stale = any(table.index_stats(index.name).num_unindexed_rows for index in table.list_indices())
+    if stale:
+        table.optimize()
+    return stale
 
 
 # --------------------------------------------------------------------------- ingest
@@ -352,6 +365,7 @@ class IngestReport:
     chunks_embedded: int = 0
     chunks_reused: int = 0
     indexes_created: list[str] = field(default_factory=list)
+    indexes_refreshed: bool = False  # rows written since they were built were folded in
     seconds: float = 0.0
 
     @property
@@ -402,5 +416,6 @@ def ingest(corpus: str, paths: Sequence[Path], embedder: Embedder | None = None,
     write_chunks(table, prepared.rows, prepared.replaced)
     report.chunks_written = len(prepared.rows)
     report.indexes_created = ensure_indexes(table, min_vector_rows=min_vector_rows)
+    report.indexes_refreshed = refresh_indexes(table)  # also heals an older, stale corpus
     report.seconds = time.perf_counter() - started
     return report

@@ -199,9 +199,18 @@ def test_editing_one_file_changes_only_its_chunks(store: Store) -> None:
     changed = {k for k, v in after.items() if v[:2] == edited} - set(before)
     assert 1 <= len(changed) <= 2
     assert any("orchestrating (edited)" in after[k][2] for k in changed)
+    # The rewritten chunks are in the indexes, not left to exhaustive scans.
+    unindexed = _unindexed_rows()
+    assert report.indexes_refreshed and "text_idx" in unindexed, unindexed
+    assert not any(unindexed.values()), unindexed
     restored = ingest([CORPUS, store.seeds])  # the old chunks still live in corpus/seeds
     assert restored.files_changed == 1 and restored.chunks_embedded == 0
     assert _snapshot() == before
+
+
+def _unindexed_rows(corpus: str = "docs") -> dict[str, int]:
+    table = open_corpus(corpus)
+    return {i.name: table.index_stats(i.name).num_unindexed_rows for i in table.list_indices()}
 
 
 def test_malformed_files_are_skipped_and_deleted_files_removed(
