@@ -2,9 +2,10 @@
 
 Runs sessions of 20 no-op cycles (and STOP) through the `agent_session`/`agent_cycle`
 flows against the local Prefect server, and through the same plain functions with no
-Prefect, alternating, `--sessions` times each (default 3). Prints ms per cycle of every
-session, the median of each path, the overhead (difference of medians, the target's
-figure) and the mean; then how soon a new `agentcycle run` process begins its first cycle.
+Prefect (the session's recovery checks, summaries and run vectors included),
+alternating, `--sessions` times each (default 3). Prints ms per cycle of every session,
+the median of each path, the overhead (difference of medians, the target's figure) and
+the mean; then how soon a new `agentcycle run` process begins its first cycle.
 
 It also counts Prefect's client retries and the time they waited. On SQLite, a write
 the server receives while one of its own services commits can fail with "database is
@@ -34,16 +35,24 @@ NOOP_PACK = Path(__file__).resolve().parent / "packs" / "noop"
 
 
 def bare_session(session_dir: Path) -> int:
-    """The cycle loop without Prefect: retrieve → decide → run → parse → record → remember,
-    the same functions the flow's tasks call."""
+    """The session without Prefect: the same functions the flows and their tasks call.
+
+    Recovery checks first, then cycles of retrieve → decide → run → parse → record →
+    remember, then the summaries and the runs' vectors: the flow path does all of it, so
+    the difference between the two paths is what orchestration adds, not product work.
+    """
     from agentcycle.agent.program.record import finish_cycle, make_record, parse_run_log
-    from agentcycle.agent.program.session import decide_next, execute
+    from agentcycle.agent.program.session import decide_next, execute, reap_orphans
     from agentcycle.agent.program.state import load_session, utc_now
+    from agentcycle.flows.agent_session import write_summaries
     from agentcycle.knowledge import load_pack
     from agentcycle.storage.datasets import append_rows
-    from agentcycle.tasks.experience import remember, retrieve_for_cycle
+    from agentcycle.tasks.experience import embed_session, remember, retrieve_for_cycle
+    from agentcycle.tasks.reconcile import reconcile_session
     from agentcycle.tasks.rows import cycle_rows, event_rows, metric_rows
 
+    reap_orphans(session_dir)
+    reconcile_session(session_dir)
     cycles = 0
     while True:
         started = utc_now()
@@ -64,7 +73,11 @@ def bare_session(session_dir: Path) -> int:
         remember(str(session_dir), decision)
         cycles += 1
         if decision.stop:
-            return cycles
+            break
+    state = load_session(session_dir)
+    write_summaries(session_dir, state)
+    embed_session(state.session_id)
+    return cycles
 
 
 class RetryCounter(logging.Filter):
@@ -87,8 +100,13 @@ def first_cycle_seconds(inputs: Path, session: Path) -> float:
     argv = [sys.executable, "-m", "agentcycle.cli.main", "run", str(NOOP_PACK), str(inputs),
             "--max-cycles", "1", "--session", str(session), "--verbosity", "quiet"]  # fmt: skip
     started = time.perf_counter()
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env={**os.environ, "PREFECT_LOGGING_LEVEL": "INFO"}) as command:
+    with subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PREFECT_LOGGING_LEVEL": "INFO"},
+    ) as command:
         seen = None
         for line in command.stdout or []:
             if seen is None and "Beginning subflow run" in line:
@@ -154,17 +172,25 @@ def main() -> None:
     mean = statistics.fmean(flows) - statistics.fmean(bare)
     print(f"Prefect API: {api}")
     print(f"sessions per path: {len(flows)}, 21 cycles each (20 no-op programs + STOP)")
-    print(f"bare graph + subprocess : {statistics.median(bare):7.1f} ms per cycle, median "
-          f"(sessions: {listed(bare)})")
-    print(f"Prefect flows           : {statistics.median(flows):7.1f} ms per cycle, median "
-          f"(sessions: {listed(flows)})")
+    print(
+        f"bare graph + subprocess : {statistics.median(bare):7.1f} ms per cycle, median "
+        f"(sessions: {listed(bare)})"
+    )
+    print(
+        f"Prefect flows           : {statistics.median(flows):7.1f} ms per cycle, median "
+        f"(sessions: {listed(flows)})"
+    )
     print(f"Prefect's client retries: {len(retries.waits)} ({sum(retries.waits):.1f} s waited)")
     met = "met" if overhead <= 250 else "NOT met"
-    print(f"orchestration overhead  : {overhead:7.1f} ms per cycle, median "
-          f"(target <= 250: {met}); mean {mean:.1f} ms")
+    print(
+        f"orchestration overhead  : {overhead:7.1f} ms per cycle, median "
+        f"(target <= 250: {met}); mean {mean:.1f} ms"
+    )
     met = "met" if first <= 5 else "NOT met"
-    print(f"first cycle after `agentcycle run` starts: {first:.2f} s, median of 3 "
-          f"(warm server; target <= 5 s: {met})")
+    print(
+        f"first cycle after `agentcycle run` starts: {first:.2f} s, median of 3 "
+        f"(warm server; target <= 5 s: {met})"
+    )
     # Nothing left in /tmp; a server of a home made here stops itself once it is gone.
     shutil.rmtree(work, ignore_errors=True)
 

@@ -18,8 +18,15 @@ from agentcycle.agent.program.checkpoint import CheckpointMode, set_checkpoint
 from agentcycle.agent.program.events import Verbosity, format_events
 from agentcycle.agent.program.llm_plan import session_llm, set_session_llm
 from agentcycle.agent.program.session import create_session, new_session_id, reap_orphans
-from agentcycle.agent.program.state import load_session, save_session, utc_now, write_atomic
+from agentcycle.agent.program.state import (
+    SessionState,
+    load_session,
+    save_session,
+    utc_now,
+    write_atomic,
+)
 from agentcycle.config import sessions_dir
+from agentcycle.flows.heartbeat import heartbeats_if_asked
 from agentcycle.knowledge import load_pack
 from agentcycle.reports.diagnosis import write_diagnosis
 from agentcycle.reports.summary import session_html, session_markdown
@@ -103,12 +110,26 @@ def agent_cycle(session_dir: str, cycle: int, label: str, verbosity: Verbosity =
     return decision.stop
 
 
+def write_summaries(directory: Path, state: SessionState) -> str:
+    """Write the finished session's `summary.md` and `summary.html`; return the markdown.
+
+    A plain function, so `benchmarks/cycle_overhead.py` does the same session work
+    without Prefect and its overhead figure counts only what orchestration adds.
+    """
+    pack = load_pack(state.pack)
+    memory = retrieved(directory)
+    markdown = session_markdown(state, pack, memory)
+    write_atomic(directory / "summary.md", markdown)
+    write_atomic(directory / "summary.html", session_html(state, pack, memory))
+    return markdown
+
+
 @flow(name="agent_session", flow_run_name="session-{label}", log_prints=False)
 def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal") -> dict:
     """Run cycles until the graph decides STOP; safe to call again on a killed session.
 
-    The session flow keeps Prefect's heartbeat (crash detection); its cycles do not
-    need their own, and joining a heartbeat thread costs ~0.5 s per cycle.
+    Its cycles never send heartbeats (joining a heartbeat thread costs up to a second
+    per flow run); the session sends them only when a user asks (`flows.heartbeat`).
     """
     directory = Path(session_dir)
     state = load_session(directory)
@@ -116,21 +137,17 @@ def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal")
     reconcile_session(directory)  # cycles a kill kept from the datasets (idempotent)
     if interrupted:
         get_run_logger().warning("resuming: %s; rerunning it", interrupted)
-    # The session's own heartbeat thread has started already; only the cycles run without.
+    # The session's own heartbeat thread, if asked for, has started; the cycles run without.
     with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         while not state.finished:
             agent_cycle(session_dir, state.next_cycle, label, verbosity)
             state = load_session(directory)
-    pack = load_pack(state.pack)
-    memory = retrieved(directory)
-    markdown = session_markdown(state, pack, memory)
+    markdown = write_summaries(directory, state)
     create_markdown_artifact(
         key=artifact_key(state.session_id, "summary"),
         markdown=markdown,
         description=f"Session {state.session_id}",
     )
-    write_atomic(directory / "summary.md", markdown)
-    write_atomic(directory / "summary.html", session_html(state, pack, memory))
     embed_session_task(state.session_id)  # the runs' vectors, one batch, after the work
     return {"session_id": state.session_id, "status": state.status, "cycles": len(state.cycles)}
 
@@ -138,7 +155,8 @@ def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal")
 def run_session(session_dir: Path, verbosity: Verbosity = "normal") -> dict:
     """Run or resume the session at `session_dir` as an `agent_session` flow run."""
     state = load_session(session_dir)
-    return agent_session(session_dir=str(session_dir), label=state.session_id, verbosity=verbosity)
+    with heartbeats_if_asked():
+        return agent_session(str(session_dir), label=state.session_id, verbosity=verbosity)
 
 
 @flow(name="agent_run", flow_run_name="run-{pack}", log_prints=False)

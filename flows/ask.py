@@ -14,9 +14,9 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
 from agentcycle.agent.research import ResearchConfig, ResearchResult, research
+from agentcycle.flows.heartbeat import heartbeats_if_asked
 from agentcycle.storage.datasets import append_rows
 from agentcycle.tasks.research import PrefectTools
 
@@ -144,7 +144,6 @@ def ask_flow(
 
 
 def run_ask(corpus: str, question: str, **options: Any) -> ResearchResult:
-    """Run the flow without Prefect's heartbeat thread (joining it costs ~0.5 s per run;
-    an answer takes about a second, so crash detection is not worth that)."""
-    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+    """Run the flow in this process (heartbeats only if asked: `flows.heartbeat`)."""
+    with heartbeats_if_asked():
         return ask_flow(corpus, question, **options)

@@ -36,7 +36,6 @@ from prefect.artifacts import create_table_artifact
 from prefect.events import emit_event
 from prefect.futures import as_completed
 from prefect.runtime import flow_run
-from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 from prefect.task_runners import TaskRunner, ThreadPoolTaskRunner
 from tqdm import tqdm
 
@@ -55,6 +54,7 @@ from agentcycle.evaluation.runs import (
 )
 from agentcycle.evaluation.statistics import summarise
 from agentcycle.evaluation.suites import load_suite
+from agentcycle.flows.heartbeat import heartbeats_if_asked
 from agentcycle.prefect_events import EVALUATION_FAILED, EVALUATION_REGRESSED, evaluation_resource
 from agentcycle.scenarios import run_scenario
 from agentcycle.storage.corpora import corpus_with_files
@@ -275,6 +275,6 @@ def evaluate(
 
 
 def run_evaluate(suite_path: str | Path, **options: Any) -> dict[str, Any]:
-    """Run the flow without a heartbeat thread (it would cost every run a second)."""
-    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+    """Run the flow in this process (heartbeats only if asked: `flows.heartbeat`)."""
+    with heartbeats_if_asked():
         return evaluate(str(suite_path), **options)
