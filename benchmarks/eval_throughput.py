@@ -7,7 +7,8 @@ corpus. A warm-up pass loads the embedding model and fills the in-process caches
 
 - **Prefect overhead per sample, first run.** The same work twice: `evaluate_sample`
   called in a loop with plain storage tools (answer, score, one Parquet row per sample;
-  every search runs and is logged), and the `evaluate` flow at concurrency 1 with
+  every search runs and is logged; then `record_run`: the run's files merged, its
+  summary and `eval_runs` row, as the flow does), and the `evaluate` flow at concurrency 1 with
   Prefect's task cache refreshed, so its searches run and are logged too. The
   difference, per sample, is what Prefect adds: a task run per sample and per step's
   searches, state events (the local server records them on the same two cores),
@@ -58,17 +59,21 @@ def build_suite(dev: Path, n: int, folder: Path) -> Path:
 
 
 def direct_seconds(suite_path: Path, corpus: str) -> float:
-    """Every sample answered, scored and recorded by plain calls (no Prefect)."""
-    from agentcycle.evaluation.runs import new_run_id
+    """Every sample answered, scored and recorded by plain calls (no Prefect), then the
+    run recorded as the flow records it (its files merged, its `eval_runs` row)."""
+    from datetime import UTC, datetime
+
+    from agentcycle.evaluation.runs import new_run_id, record_run
     from agentcycle.evaluation.samples import evaluate_sample
     from agentcycle.evaluation.suites import load_suite
     from agentcycle.tasks.research import LocalTools
 
     suite = load_suite(suite_path)
     run_id = new_run_id("baseline")
-    started = time.perf_counter()
+    started, begun = time.perf_counter(), datetime.now(UTC)
     for sample in suite.samples:
         evaluate_sample(suite, sample, sample.id, 0, run_id, lambda: LocalTools(corpus))
+    record_run(suite, run_id, {"provider": "rules", "corpus": corpus}, begun)
     return time.perf_counter() - started
 
 

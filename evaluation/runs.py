@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from agentcycle.errors import UserError
-from agentcycle.evaluation.statistics import compare
+from agentcycle.evaluation.statistics import compare, summarise
 from agentcycle.evaluation.suites import QaSample, ScenarioSample, Suite
 from agentcycle.storage.corpus import ingest
+from agentcycle.storage.datasets import replace_rows
+from agentcycle.storage.maintenance import merge_datasets
 from agentcycle.storage.query import run_query
 
 Todo = list[tuple[QaSample | ScenarioSample, str, int]]
@@ -134,6 +136,24 @@ def run_row(
         **{k: v for k, v in summary.items() if k != "by_type"},
         "by_type": [{"type": k, **v} for k, v in summary["by_type"].items()],
     }
+
+
+def record_run(
+    suite: Suite, run_id: str, settings: dict[str, Any], started_at: datetime
+) -> dict[str, Any]:
+    """Finish a run's records and return its summary: fold the one-file-per-row appends,
+    summarise its samples and write its `eval_runs` row (exactly one per run, however
+    often it was resumed).
+
+    Plain storage work: the `evaluate` flow calls it, and so does the throughput
+    benchmark's Prefect-free baseline, so their difference is orchestration only.
+    """
+    merge_datasets(("eval_samples", "eval_runs", "retrievals"))
+    summary = summarise(run_samples(run_id))
+    row = {**run_row(suite, run_id, summary, settings), "started_at": started_at,
+           "finished_at": datetime.now(UTC)}  # fmt: skip
+    replace_rows("eval_runs", "run_id", run_id, [row])
+    return summary
 
 
 def compare_runs(run_a: str, run_b: str) -> dict[str, Any]:

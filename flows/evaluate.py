@@ -47,19 +47,15 @@ from agentcycle.evaluation.runs import (
     ensure_corpus,
     new_run_id,
     plan,
-    run_row,
-    run_samples,
+    record_run,
     slug,
     suite_history,
 )
-from agentcycle.evaluation.statistics import summarise
 from agentcycle.evaluation.suites import load_suite
 from agentcycle.flows.heartbeat import heartbeats_if_asked
 from agentcycle.prefect_events import EVALUATION_FAILED, EVALUATION_REGRESSED, evaluation_resource
 from agentcycle.scenarios import run_scenario
 from agentcycle.storage.corpora import corpus_with_files
-from agentcycle.storage.datasets import replace_rows
-from agentcycle.storage.maintenance import merge_datasets
 from agentcycle.tasks.evaluation import eval_batch, eval_sample, warm_up
 from agentcycle.tasks.research import version_key
 
@@ -223,8 +219,6 @@ def evaluate(
               "replay": run_scenario, "corpus_version": version}  # fmt: skip
     if todo:
         run_todo(todo, common, sample_runner(concurrency, workers, dask_address), progress)
-    merge_datasets(("eval_samples", "eval_runs", "retrievals"))  # one file per row so far
-    summary = summarise(run_samples(run_id))
     settings = {
         "provider": provider,
         "model": model,
@@ -235,11 +229,7 @@ def evaluate(
         "workers": workers,
         "dask_address": dask_address,
     }
-    replace_rows(  # exactly one row per run, however often it was resumed
-        "eval_runs", "run_id", run_id,
-        [{**run_row(suite, run_id, summary, settings), "started_at": started,
-          "finished_at": datetime.now(UTC)}],
-    )  # fmt: skip
+    summary = record_run(suite, run_id, settings, started)
     create_table_artifact(
         key=f"eval-{slug(suite.name)}"[:60],
         table=[
