@@ -5,13 +5,15 @@
 The suite is the first N questions of the project's own question set
 (`evaluation/question_sets/answers.yaml`, 147 distinct questions over the shared corpus),
 rules-only. Distinct questions matter: a suite that repeats questions lets one worker
-answer the repeats from its in-process embedding cache, which a second worker does not
+answer the repeats from its in-process caches, which a second worker does not
 share, so it would measure cache luck rather than scaling.
 
 For 1 and 2 workers: start a `LocalCluster` (one thread per worker), warm it with a
 small run (every worker loads torch, the embedding model and the corpus once, ~8 s,
 which a long-lived cluster pays once), then time the whole suite sent to that scheduler
-with Prefect's retrieval cache refreshed, so every search really runs. Both runs happen in this one
+with Prefect's retrieval cache refreshed, so every search really runs, and the home's
+stored sentence vectors cleared, so each run embeds what it reads once, its workers
+sharing what they embed (`storage.vector_cache`). Both runs happen in this one
 process, so the ratio compares like with like on whatever the machine is doing.
 Target: `speed-up: >= 1.80x with 2 workers`.
 """
@@ -50,6 +52,7 @@ def timed_on_cluster(workers: int, warm: Path, suite: Path, corpus: str) -> tupl
     from distributed import LocalCluster
 
     from agentcycle.flows.evaluate import ONE_THREAD_ENV, run_evaluate
+    from agentcycle.storage.vector_cache import clear_vectors
 
     env = {**ONE_THREAD_ENV, "PREFECT_TASKS_REFRESH_CACHE": "true"}  # every search runs
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -57,6 +60,7 @@ def timed_on_cluster(workers: int, warm: Path, suite: Path, corpus: str) -> tupl
         # The flow warms every worker (model, vocabulary) before its samples; this run
         # also imports the flow's code there, so the timed run pays neither.
         run_evaluate(warm, dask_address=cluster.scheduler_address, corpus=corpus, report=False)
+        clear_vectors()  # both timed runs start without stored sentence vectors
         started = time.perf_counter()
         summary = run_evaluate(
             suite, dask_address=cluster.scheduler_address, corpus=corpus, report=False

@@ -27,10 +27,17 @@ from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.storage.corpus import open_corpus, reading_table, table_name
-from agentcycle.storage.embedding import DEFAULT_MODEL, embed, embed_one, model_of_schema
+from agentcycle.storage.embedding import (
+    DEFAULT_MODEL,
+    embed,
+    embed_one,
+    model_id,
+    model_of_schema,
+)
 from agentcycle.storage.memory import lookup_answer, remember_answer
 from agentcycle.storage.search import search
 from agentcycle.storage.tables import lancedb_dir, sql_quote
+from agentcycle.storage.vector_cache import load_vectors, save_vectors
 from agentcycle.tasks.retrieval import record_retrievals
 
 _texts: dict[str, tuple[str, CorpusText]] = {}  # corpus -> (version key, its text)
@@ -88,13 +95,21 @@ _VECTOR_CACHE_SIZE = 2048
 
 def prepare_vectors(texts: list[str]) -> None:
     """Embed the texts not seen yet in one batch: one forward pass costs about as much
-    as a single text, so a step's queries and its question share it."""
+    as a single text, so a step's queries and its question share it. Vectors another
+    process of this home made already come from the shared store (`vector_cache`)."""
     missing = list(dict.fromkeys(t for t in texts if t not in _vectors))
     if not missing:
         return
     if len(_vectors) + len(missing) > _VECTOR_CACHE_SIZE:
         _vectors.clear()
-    _vectors.update(zip(missing, embed(missing), strict=True))
+    model = model_id()
+    stored = load_vectors(model, missing)
+    _vectors.update(stored)
+    missing = [t for t in missing if t not in stored]
+    if missing:
+        made = dict(zip(missing, embed(missing), strict=True))
+        save_vectors(model, made)
+        _vectors.update(made)
 
 
 def _query_vector(text: str) -> Any:
