@@ -260,7 +260,7 @@ def remember(session_dir: str, decision: Decision) -> int:
         return 0
 
 
-@task(name="remember", cache_policy=NO_CACHE)  # writes a `runs` row
+@task(name="remember", task_run_name="remember", cache_policy=NO_CACHE)  # writes a `runs` row
 def remember_task(session_dir: str, decision: Decision) -> int:
     return remember(session_dir, decision)
 

@@ -49,7 +49,8 @@ class TransientProgramError(RuntimeError):
         self.result = result
 
 
-@task(name="decide", cache_policy=NO_CACHE)  # reads the session as it is now
+# Reads the session as it is now: never cached.
+@task(name="decide", task_run_name="decide", cache_policy=NO_CACHE)
 def decide_task(
     session_dir: str, experience: Experience | None = None
 ) -> tuple[int, str, Decision]:
@@ -93,6 +94,7 @@ def _retry_only_transient(task: Any, task_run: Any, state: Any) -> bool:
 
 @task(
     name="run_program",
+    task_run_name="run-{decision.program}",
     retries=2,
     retry_delay_seconds=2,
     retry_condition_fn=_retry_only_transient,
@@ -127,12 +129,17 @@ def _log_hash_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
     return f"parse_log-{digest.hexdigest()}"
 
 
-@task(name="parse_log", cache_key_fn=_log_hash_key, persist_result=True)
+@task(
+    name="parse_log",
+    task_run_name="parse-{program}",
+    cache_key_fn=_log_hash_key,
+    persist_result=True,
+)
 def parse_log_task(log_path: str, program: str, pack_ref: str, exit_code: int) -> ParsedLog:
     return parse_run_log(Path(log_path), program, load_pack(pack_ref), exit_code)
 
 
-@task(name="record", cache_policy=NO_CACHE)  # writes the session
+@task(name="record", task_run_name="record", cache_policy=NO_CACHE)  # writes the session
 def record_task(
     session_dir: str,
     decision: Decision,

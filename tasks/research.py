@@ -276,6 +276,7 @@ KEEP_CACHED = timedelta(days=7)
 
 @task(
     name="retrieve",
+    task_run_name="retrieve",
     cache_key_fn=cache_key_on("retrieve", "corpus_version", "query", "k", "file", "heading"),
     cache_expiration=KEEP_CACHED,
     persist_result=True,
@@ -296,6 +297,7 @@ def retrieve_task(
 
 @task(
     name="retrieve_many",
+    task_run_name="retrieve-many",
     cache_key_fn=cache_key_on("retrieve-many", "corpus_version", "queries", "k"),
     cache_expiration=KEEP_CACHED,
     persist_result=True,
@@ -310,6 +312,7 @@ def retrieve_many_task(
 
 @task(
     name="llm_call",
+    task_run_name="llm-call",
     cache_key_fn=cache_key_on("llm", "settings", "system", "user"),
     cache_expiration=KEEP_CACHED,
     persist_result=True,

@@ -46,6 +46,7 @@ def _chunk_hash_key(context: TaskRunContext, parameters: dict[str, Any]) -> str:
 
 @task(
     name="embed_chunks",
+    task_run_name="embed-chunks",
     cache_key_fn=_chunk_hash_key,
     persist_result=True,
     cache_expiration=timedelta(days=30),
@@ -111,7 +112,7 @@ def record_retrievals(
     append_rows("retrievals", rows)
 
 
-@task(name="search")
+@task(name="search", task_run_name="search-{mode}")
 def search_task(
     corpus: str,
     query: str,
