@@ -1,15 +1,16 @@
-"""The Prefect server our watcher runs: Prefect's own app under uvicorn, with a short,
-adaptive `Retry-After` on the 503s its clients retry.
+"""The Prefect server our watcher runs: Prefect's own app under uvicorn, retrying the
+requests that met a locked SQLite database itself before any client sees a 503.
 
 Why: on SQLite, Prefect's server answers 503 ("database is locked") when a request's
 deferred transaction collides with a commit of one of the server's own services. SQLite
-fails such a transaction at once (the busy timeout does not apply to it), and without a
-`Retry-After` header Prefect's client waits `2**1` s plus jitter before trying again: a
-2 s stall about once every 20 cycles, most of the orchestration cost of a session. The
-collision is over in milliseconds, so clients are told to come back after 50 ms,
-doubling for every other 503 of the last second up to Prefect's own 2 s, so that a
-real overload still backs off as before. Prefect's client honours the header (RFC 9110
-delay-seconds) and still counts the attempt against its retry limit.
+fails such a transaction at once (the busy timeout does not apply to it); the
+transaction is rolled back, so the request can simply run again. Prefect's client does
+exactly that, but only after `2**attempt` seconds plus jitter: a 2 s stall about once
+every 20 cycles, most of the orchestration cost of a session. The collision is over in
+milliseconds, so `RetryLocked` replays the request in the server after 10 ms, doubling
+up to a quarter second, for up to `PATIENCE_S`; a client still gets the 503 (and backs
+off as Prefect designed) only when the database stays locked that long. Each absorbed
+collision is one line in the server log.
 
 Everything else is what `prefect server start` runs in the foreground: the same app
 factory, host, port and keep-alive and websocket settings. uvicorn runs it on uvloop
@@ -21,56 +22,100 @@ makes about ten requests.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 import os
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 MODULE = "agentcycle.prefect_app"
-FIRST_RETRY_S = 0.05
-MAX_RETRY_S = 2.0  # Prefect's own first back-off
-# A collision with a service's commit is a lone event (about one every few seconds in a
-# busy session); several 503s within one second are an overload worth backing off from.
-RECENT_WINDOW_S = 1.0
+FIRST_RETRY_S = 0.01
+MAX_RETRY_S = 0.25
+# How long the server keeps replaying one request before handing its client the 503
+# (whose own back-off then starts at 2 s): well past any service commit, short of the
+# client's 60 s request timeout.
+PATIENCE_S = 10.0
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[MutableMapping[str, Any], Receive, Send], Awaitable[None]]
 
+log = logging.getLogger(MODULE)
 
-class RetrySoon:
-    """ASGI middleware: give every 503 without a `Retry-After` a short, adaptive one."""
 
-    def __init__(self, app: ASGIApp, clock: Callable[[], float] = time.monotonic) -> None:
+class RetryLocked:
+    """ASGI middleware: run an HTTP request again while the app answers it with 503."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        patience_s: float = PATIENCE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.app = app
+        self.patience_s = patience_s
         self.clock = clock
-        self.recent: deque[float] = deque()
-
-    def delay(self) -> float:
-        """50 ms for a lone collision, doubled for each other 503 in the recent window."""
-        now = self.clock()
-        while self.recent and now - self.recent[0] > RECENT_WINDOW_S:
-            self.recent.popleft()
-        seconds = min(MAX_RETRY_S, FIRST_RETRY_S * 2 ** len(self.recent))
-        self.recent.append(now)
-        return seconds
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        request = await _read_request(receive)
+        started = self.clock()
+        delay = FIRST_RETRY_S
+        tries = 1
+        while True:
+            replaying = self.clock() + delay - started <= self.patience_s
+            held = await self._attempt(scope, request, receive, send, hold_503=replaying)
+            if not held:
+                break
+            await asyncio.sleep(delay)
+            delay = min(MAX_RETRY_S, delay * 2)
+            tries += 1
+        if tries > 1:
+            log.info(
+                "%s %s: database locked, answered on try %d after %.0f ms",
+                scope.get("method"), scope.get("path"), tries, (self.clock() - started) * 1000,
+            )  # fmt: skip
 
-        async def send_with_retry_after(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 503:
-                headers = list(message.get("headers", []))
-                if not any(name.lower() == b"retry-after" for name, _ in headers):
-                    headers.append((b"retry-after", f"{self.delay():.3f}".encode()))
-                    message = {**message, "headers": headers}
-            await send(message)
+    async def _attempt(
+        self, scope: MutableMapping[str, Any], request: list[Message], receive: Receive,
+        send: Send, *, hold_503: bool,
+    ) -> bool:  # fmt: skip
+        """Run the app once on the buffered request; True when it answered 503 and that
+        answer was held back (not sent) so the request can run again."""
+        pending = list(request)
+        held = False
 
-        await self.app(scope, receive, send_with_retry_after)
+        async def replay() -> Message:
+            return pending.pop(0) if pending else await receive()
+
+        async def forward(message: Message) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start":
+                held = hold_503 and message["status"] == 503
+            if not held:
+                await send(message)
+
+        try:
+            # A copy each try: Starlette's routing rewrites the scope's path as it mounts.
+            await self.app(dict(scope), replay, forward)
+        except Exception:
+            # Starlette raises the error again after its handler sent the 503; when that
+            # answer was held back, the error is the lock this request is tried again for.
+            if not held:
+                raise
+        return held
+
+
+async def _read_request(receive: Receive) -> list[Message]:
+    """The request's body messages, read once so that every try can be given them."""
+    messages = [await receive()]
+    while messages[-1]["type"] == "http.request" and messages[-1].get("more_body", False):
+        messages.append(await receive())
+    return messages
 
 
 def main() -> None:
@@ -78,6 +123,11 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
 
     import uvicorn
     from prefect.server.api.server import create_app
@@ -88,7 +138,7 @@ def main() -> None:
     )
 
     uvicorn.run(
-        RetrySoon(create_app(final=True)),
+        RetryLocked(create_app(final=True)),
         host=args.host,
         port=args.port,
         timeout_keep_alive=PREFECT_SERVER_API_KEEPALIVE_TIMEOUT.value(),
