@@ -21,7 +21,7 @@ from agentcycle.agent.research.key_entities import (
     unstated_constants,
 )
 from agentcycle.agent.research.state import Evidence
-from agentcycle.agent.research.synthesize import cite
+from agentcycle.agent.research.synthesize import cite, score_units
 from agentcycle.agent.research.text import Vocabulary
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.evaluation.scorers import direct, score_qa
@@ -382,3 +382,77 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
     assert unstated_constants(question, ["The scanner is pinned at 0.98 recall."]) == []
     question = "What is ACME_TIMEOUT set to?"
     assert unstated_constants(question, ["The timeout is 30 s."]) == ["ACME_TIMEOUT"]
+
+
+@pytest.mark.parametrize(
+    ("unit", "question", "answer"),
+    [
+        ("RETRY_LIMIT = 4  # then give up   CACHE_TTL_S = 900  # seconds",
+         "What is the CACHE_TTL_S used for cached pages?", "900"),
+        ("Fetch budget (fetch_budget, default 20K tokens) per task.",
+         "What is the default fetch_budget of the crawler?", "20K tokens"),
+        ("Keep a page only if its score > PAGE_SCORE_MIN (0.45).",
+         "What is the PAGE_SCORE_MIN that pages must beat?", "0.45"),
+        ("CRAWL_TIMEOUT = int(os.getenv('CRAWL_TIMEOUT', '45'))",
+         "What is the default CRAWL_TIMEOUT in seconds?", "45"),
+        ("The mode is picked by depth (choice: shallow/full, default full).",
+         "What is the default depth of a crawl?", "full"),
+    ],
+)  # fmt: skip
+def test_the_value_bound_to_the_named_setting_is_the_answer(
+    unit: str, question: str, answer: str
+) -> None:
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == answer
+
+
+def test_conditions_and_calls_bind_no_value() -> None:
+    question = "What is the default crawl_depth?"
+    for unit in (
+        "crawl_depth=none? → skip the crawl; crawl_depth=full? → fetch links",
+        "Depth is checked by crawl_depth(page) before every fetch.",
+        "The crawl_depth is used to stop early.",
+    ):
+        span = extract(unit, unit, question, expect(question))
+        assert span is None or span.text not in {"none", "full", "page", "used"}, unit
+
+
+def test_how_many_reads_the_number_of_the_counted_noun() -> None:
+    unit = "Each query expands into 3 variants; a variant is 8-12 words of plain text."
+    question = "How many words long is each query variant?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "8-12 words"
+    row = "| crawler/ | 12 .py | Crawler suites (~300 tests) |"
+    table = "| Folder | Files | Role |\n|---|---|---|\n" + row + "\n"
+    question = "Roughly how many tests do the crawler suites hold?"
+    span = extract(row, table, question, expect(question))
+    assert span is not None and span.text == "~300 tests"
+
+
+def test_the_column_the_head_noun_names_answers_even_when_the_question_echoes_it() -> None:
+    table = (
+        "| Group | Meaning | Examples |\n|---|---|---|\n"
+        "| page | Fetched pages | index_001.html, about.html |\n"
+        "| asset | Images and scripts | logo.png |\n"
+    )
+    row = table.splitlines()[2]
+    question = "Which group holds fetched pages such as index_001.html?"
+    span = extract(row, table, question, expect(question))
+    assert span is not None and span.text == "page"
+    assert expect("Which programs prefer half-maps, dropping the full map?").head == "program"
+
+
+def test_a_lead_in_sentence_speaks_for_the_block_it_introduces() -> None:
+    chunk = (
+        "### Link rules\n\nThe crawler reads pages in order.\n\nDefined in `crawler/rules.py`:"
+        "\n\n```python\nLINK_RULES = {\"Follow_Link_Tool\": [\"Anchor_Tool\"]}\n```\n"
+    )
+    hits = [Evidence(chunk_id="c1", file="CRAWLER.md", heading="Link rules", text=chunk)]
+    vocabulary = Vocabulary.from_texts([chunk, "the crawler follows links", "pages"])
+    question = "In which file are the crawler's LINK_RULES defined?"
+    scores = {u.text: u.score for u in score_units(question, hits, vocabulary)}
+    lead_in = scores["Defined in `crawler/rules.py`:"]
+    assert lead_in > scores["The crawler reads pages in order."]
+    assert lead_in >= 0.8 * max(scores.values())  # it shares the block's words
+    composed = compose(question, hits, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "crawler/rules.py"  # a file, not a tool

@@ -3,10 +3,11 @@
 Some head nouns fix the surface form of their answer: an environment variable is
 written `UPPER_SNAKE`, a file extension starts with a dot, a model is named with a
 version or size digit ("DINOv3", "qwen2.5:7b", "ms-marco-MiniLM-L-12-v2"), a
-test function starts with `test_`. A span without that form is not the answer even
-when it sits next to the question's words — "bi-encoder" is not a model name,
-"portkey" is not an environment variable — so extraction prefers spans of the shape
-and refusal counts "no span of the shape anywhere in the evidence" as a near-miss.
+test function starts with `test_`, a file has an extension or a path. A span without
+that form is not the answer even when it sits next to the question's words —
+"bi-encoder" is not a model name, "portkey" is not an environment variable — so
+extraction prefers spans of the shape and refusal counts "no span of the shape anywhere
+in the evidence" as a near-miss.
 Heads without a fixed form (a node, a phase, a category) have no shape: anything goes.
 """
 
@@ -22,6 +23,7 @@ Shape = Callable[[str], bool]
 _ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 _TEST = re.compile(r"test_\w+(?:\(\))?")
+_FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
 _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
@@ -66,6 +68,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
     clause = main_clause(question)
     if _ENVIRONMENT.search(clause) and head in {"variabl", "var", "env"}:
         return _every(_ENV_VAR)
+    if head == "file" and expectation.kind in ("identifier", "name", "phrase"):
+        return _every(_FILE)
     if head == "extension":
         return _every(_EXTENSION)
     if head == "model" and expectation.kind in ("name", "default", "identifier"):

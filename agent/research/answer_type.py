@@ -153,6 +153,18 @@ _VERBS = {
     "defines",
     "define",
 }
+# Common verbs of technical questions ("which programs *prefer* half-maps"), each with
+# its third-person form: they end the noun phrase the wh-word asks about.
+_VERBS |= {
+    form
+    for verb in (
+        "prefer", "require", "need", "support", "produce", "create", "call", "read", "write",
+        "handle", "trigger", "replace", "remove", "drop", "skip", "compute", "store", "load",
+        "save", "accept", "include", "get", "receive", "provide", "allow", "build", "generate",
+        "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "produce", "cause",
+    )
+    for form in (verb, verb + "s")
+}  # fmt: skip
 # Words naming the *kind* of answer, not its subject: the evidence needn't repeat them.
 _KIND_NOUNS = {
     "model",
@@ -339,6 +351,8 @@ def head_noun(clause: str) -> str:
         if not bare.replace("-", "").isalpha() or bare in _VERBS or bare in STOPWORDS:
             break
         phrase.append(bare)
+        if word.endswith((",", ";", ":")):
+            break  # "which programs, of ...": punctuation ends the noun phrase
     # "which cross-encoder *model*": a hyphenated word modifies, the last word heads
     return stem(phrase[-1].rsplit("-", 1)[-1]) if phrase else ""
 

@@ -18,6 +18,7 @@ from typing import Any
 from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import Expectation, expect
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
+from agentcycle.agent.research.explicit_value import BOUND, COUNTED
 from agentcycle.agent.research.extract import Span, extract
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
@@ -85,12 +86,23 @@ def rank(
             header = " ".join(header_for(unit.text, unit.evidence.text))
             lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
         fit = span.score if span else 0.0
-        if expectation.asks_default and span is not None and "marked default" in span.how:
-            fit += 0.5  # the question asks for a default and this unit marks one
+        if _states_answer(span, expectation):
+            fit += 0.5  # the unit says the asked value outright (a default, a bound value)
         features = (lexical, sim, fit)
         score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
         ranked.append(Ranked(unit, score, span, features))
     return sorted(ranked, key=lambda r: r.score, reverse=True)
+
+
+def _states_answer(span: Span | None, expectation: Expectation) -> bool:
+    """Whether a span is the passage stating the asked value, not the nearest candidate:
+    a default it marks (when one is asked), the value bound to the asked setting, the
+    count of the asked unit."""
+    if span is None:
+        return False
+    if span.how.startswith((BOUND, COUNTED)):
+        return True
+    return expectation.asks_default and "marked default" in span.how
 
 
 _LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
@@ -144,12 +156,10 @@ def compose(
             lead = shaped
         else:
             shape_missing = True
-    elif expectation.asks_default and (lead.span is None or "marked default" not in lead.span.how):
-        marked = next(
-            (r for r in ranked[:8] if r.span is not None and "marked default" in r.span.how), None
-        )
-        if marked is not None and marked.score >= best.score - 0.15:
-            lead = marked  # the question asks for a default: a unit that marks one wins
+    elif not _states_answer(lead.span, expectation):
+        stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
+        if stated is not None and stated.score >= best.score - 0.15:
+            lead = stated  # a unit that states the asked value outright wins
     units = [lead.unit]
     for r in ranked:
         if len(units) >= count:

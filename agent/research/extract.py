@@ -16,6 +16,14 @@ from dataclasses import dataclass
 from agentcycle.agent.research.answer_shape import Shape, shape_for, shaped_parts
 from agentcycle.agent.research.answer_type import Expectation
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
+from agentcycle.agent.research.explicit_value import (
+    BOUND,
+    COUNTED,
+    asked_name,
+    asked_unit,
+    bound_value,
+    counts_unit,
+)
 from agentcycle.agent.research.text import content_terms, normalise, present_terms, stem, term_set
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
@@ -44,6 +52,7 @@ _DEFAULT = (
     re.compile(r"\bdefault(?: is|:)?\s+`([^`]{1,40})`", re.IGNORECASE),
     re.compile(r"\b([A-Z][\w.-]{1,30}) is the default\b"),
     re.compile(r"\bdefault:\s*\**([\w.:-]{1,30})", re.IGNORECASE),
+    re.compile(r"[(,;]\s*default(?: is|=)?\s+([\w.:/-]{1,30})\s*\)", re.IGNORECASE),
 )
 _NOT_VALUES = {"checked", "unchecked", "enabled", "disabled", "set", "on", "off"}
 _YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
@@ -152,9 +161,15 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             and (whole in question_norm or len(present) >= max(1, len(cell_terms) * 0.6))
         )
     order = list(range(len(raw)))
+    explicit = _explicit_span(row, question, expectation)
+    if explicit is not None:
+        return explicit
     shape = shape_for(expectation, question)
     if shape is not None:
         return _shaped_cell(raw, header, question, expectation, shape)
+    named = _head_column(raw, header, expectation)
+    if named is not None:
+        return named
     if header:
         ranked = sorted(
             order, key=lambda i: -_column_score(header[i], clause_terms, expectation.focus)
@@ -181,6 +196,41 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             fit = _fits(value, expectation.kind)
             if fit:
                 return Span(value, 0.6 * fit, "first non-key table cell of the type")
+    return None
+
+
+def _head_column(raw: list[str], header: list[str], expectation: Expectation) -> Span | None:
+    """The cell under the column the question's head noun names: "which *category*"
+    reads the Category column even when its value ("model") echoes the question's own
+    words ("positioned models")."""
+    if not header or not expectation.head or expectation.kind in ("number", "yes_no"):
+        return None
+    for index, title in enumerate(header[: len(raw)]):
+        words = content_terms(title)
+        if words and words[-1] == expectation.head and raw[index].strip():
+            value = _cell_value(raw[index], expectation)
+            if value:
+                return Span(value, 0.9, f"table column {title!r} named by the question")
+    return None
+
+
+def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span | None:
+    """The value the unit binds to the setting the question names, or the count of the
+    unit a "how many" question names (`explicit_value`)."""
+    question_norm = normalise(question)
+    question_terms = set(content_terms(question)) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+    name = asked_name(question, expectation)
+    if name is not None:
+        found = bound_value(unit, name, numeric=expectation.kind == "number")
+        if found is not None and not _in_question(found[0], question_norm, question_terms):
+            return Span(found[0], 0.95, f"{BOUND} {name}")
+    nouns = asked_unit(question) if expectation.kind == "number" else set()
+    for match in _NUMBER.finditer(unit) if nouns else ():
+        text = match.group(0).strip()
+        if counts_unit(unit, match.start(), text, nouns) and not _in_question(
+            text, question_norm, question_terms
+        ):
+            return Span(text, 0.95, COUNTED)
     return None
 
 
@@ -277,6 +327,9 @@ def from_sentence(
     terms = content_terms(question)
     question_terms = set(terms) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
     shape = shape_for(expectation, question)
+    explicit = _explicit_span(unit, question, expectation)
+    if explicit is not None:
+        return explicit
     if expectation.asks_default:
         found = _default_value(unit)
         fits = shape is None or shape(found[0]) if found else False

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence
-from agentcycle.agent.research.text import Vocabulary, content_terms, has_number, sentences
+from agentcycle.agent.research.text import (
+    Unit,
+    Vocabulary,
+    content_terms,
+    has_number,
+    sentences,
+)
 
 _WANTS_QUANTITY = re.compile(
     r"\b(how (many|much|long|often|large|big|small)|what (is|was|are|were)? ?(the )?"
@@ -28,6 +34,7 @@ _WANTS_QUANTITY = re.compile(
     re.IGNORECASE,
 )
 MAX_UNIT_CHARS = 600
+LEAD_IN = 0.9  # share of its block's coverage a unit ending in ':' is given
 
 
 @dataclass(frozen=True)
@@ -56,11 +63,15 @@ def score_units(
     scored: list[Scored] = []
     for rank, hit in enumerate(evidence):
         heading_cover = coverage(terms, hit.context, vocabulary)
-        for unit in sentences(hit.text):
+        units = list(sentences(hit.text))
+        for index, unit in enumerate(units):
             text = unit.text
             if len(text) > MAX_UNIT_CHARS or len(text.split()) < 2:
                 continue
             own = coverage(terms, text, vocabulary)
+            block = _introduced(units, index)
+            if block:  # "Defined in `x.py`:" speaks of the block it introduces
+                own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
             combined = coverage(terms, f"{hit.context}\n{text}", vocabulary)
             score = 0.75 * own + 0.25 * combined + 0.02 * heading_cover
             if quantity:  # a sentence without a number cannot state the asked quantity
@@ -68,6 +79,16 @@ def score_units(
             score -= 0.005 * rank
             scored.append(Scored(score, text, hit, rank * 10_000 + unit.start))
     return sorted(scored, key=lambda s: s.score, reverse=True)
+
+
+def _introduced(units: list[Unit], index: int) -> str:
+    """The text of the block a unit ending in ':' introduces (past a code fence), or ''."""
+    if not units[index].text.rstrip("`*").endswith(":"):
+        return ""
+    for unit in units[index + 1 : index + 3]:
+        if not unit.text.startswith("```"):
+            return unit.text
+    return ""
 
 
 def support(question: str, best: Scored | None, vocabulary: Vocabulary) -> float:
