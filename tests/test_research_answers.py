@@ -22,7 +22,7 @@ from agentcycle.agent.research.key_entities import (
 )
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import cite, score_units
-from agentcycle.agent.research.text import Vocabulary
+from agentcycle.agent.research.text import Vocabulary, present_terms
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.evaluation.scorers import direct, score_qa
 from agentcycle.evaluation.split import select, split_of
@@ -456,3 +456,39 @@ def test_a_lead_in_sentence_speaks_for_the_block_it_introduces() -> None:
     assert lead_in >= 0.8 * max(scores.values())  # it shares the block's words
     composed = compose(question, hits, vocabulary, expect(question))
     assert composed is not None and composed.direct == "crawler/rules.py"  # a file, not a tool
+
+
+def test_a_commented_default_marks_its_assignment_not_the_comment() -> None:
+    unit = 'class Level: LOW = "low"  # only errors  MID = "mid"  # errors and counts (default)'
+    question = "What is the default Level of the crawler's log?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "mid"
+
+
+def test_an_arrow_from_the_named_state_points_at_the_answer() -> None:
+    unit = "BACKOFF: fetch_pages → parse_links after 3 timeouts, strategy dropped: fast_fetch"
+    question = "After 3 timeouts in fetch_pages, which step does the crawler move to?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "parse_links"
+
+
+def test_a_modifier_of_the_asked_noun_labels_the_candidate() -> None:
+    unit = "Fetch_Tool (optional) ↓ [Html_Parser_Tool | Pdf_Parser_Tool] ↓ Ranker_Tool (MANDATORY)"
+    question = "Which MANDATORY tool follows the parser?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "Ranker_Tool"
+
+
+def test_a_file_extension_names_its_language() -> None:
+    assert present_terms(["python", "fil"], "Folder: crawler/; Files: 12 .py") == {"python", "fil"}
+    assert present_terms(["python"], "Folder: crawler/; Files: 12 .rs") == set()
+
+
+def test_the_value_a_mapping_gives_the_bridge_answers_the_asking_clause() -> None:
+    unit = 'RULES = { "Fetch_Tool": ["Proxy_Tool"], "Link_Ranker_Tool": ["Fetch_Tool"] }'
+    question = "which tool is listed as the dependency of that ranker?"
+    span = extract(unit, unit, question, expect(question), frozenset({"link_ranker_tool"}))
+    assert span is not None and span.text == "Fetch_Tool"
+    prose = "Link_Ranker_Tool: Maps each link to a score."  # a sentence, not a value
+    span = extract(prose, prose, question, expect(question), frozenset({"link_ranker_tool"}))
+    assert span is None or span.text != "Maps"

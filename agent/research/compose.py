@@ -19,7 +19,7 @@ from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import Expectation, expect
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import BOUND, COUNTED
-from agentcycle.agent.research.extract import Span, extract
+from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, score_units
@@ -97,10 +97,10 @@ def rank(
 def _states_answer(span: Span | None, expectation: Expectation) -> bool:
     """Whether a span is the passage stating the asked value, not the nearest candidate:
     a default it marks (when one is asked), the value bound to the asked setting, the
-    count of the asked unit."""
+    count of the asked unit, the cell under the column the question's head noun names."""
     if span is None:
         return False
-    if span.how.startswith((BOUND, COUNTED)):
+    if span.how.startswith((BOUND, COUNTED)) or span.how.endswith(NAMED_COLUMN):
         return True
     return expectation.asks_default and "marked default" in span.how
 
@@ -209,11 +209,18 @@ def compose_bridged(
     if hop.span is not None:
         bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
     found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
+    expectation = expect(asking)
     second = compose(  # the bridge itself is what the context names, not what is asked
-        asking, evidence, vocabulary, expect(asking), similarities, count, bridge, found
+        asking, evidence, vocabulary, expectation, similarities, count, bridge, found
     )
     if second is None:
         return None
+    if not _states_answer(second.span, expectation):
+        # The bridge's words can pull in the context's own passage; a unit that states
+        # the asked value outright for the asking clause alone is the better answer.
+        plain = compose(asking, evidence, vocabulary, expectation, similarities, count, None, found)
+        if plain is not None and _states_answer(plain.span, expectation):
+            second = plain
     units = second.units
     if all(u.text != hop.unit.text for u in units):
         units = [*units[: max(1, count - 1)], hop.unit]  # cite where the bridge came from

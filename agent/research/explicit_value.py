@@ -36,10 +36,12 @@ _VALUE_NOUNS = re.compile(
 # What may stand between a name and its value: `= 5`, `: 5`, `(5)`, `, default 5`,
 # ` is 5`, ` defaults to 5`, a table's `| 5`.
 _BINDER = re.compile(
-    r"`?\s*(?:\)\s*)?(?:=(?!=)|:(?!:)|\||,?\s*(?:the\s+)?default(?:s to| is| value(?: is)?|:)?|"
-    r"\s+(?:is|of|defaults? to|set to)|\s*\((?:default:?\s*)?|[\"']\s*,)\s*(?:[`\"']\s*)?",
+    r"[`\"']?\s*(?:\)\s*)?(?:=(?!=)|:(?!:)|\||,?\s*(?:the\s+)?default(?:s to| is| value(?: is)?|:)?"
+    r"|\s+(?:is|of|defaults? to|set to)|\s*\((?:default:?\s*)?|(?<=[\"'])\s*,)"
+    r"\s*\[?\s*(?:[`\"']\s*)?",
     re.IGNORECASE,
 )
+_PROSE_WORD = re.compile(r"[A-Z][a-z]+")  # "Maps": a sentence's first word, not a value
 _WORD_BINDER = re.compile(r"\b(?:is|of|set to)\s*$", re.IGNORECASE)
 _BOUND_VALUE = re.compile(
     r"(?:[<>≤≥~]=?\s*)?-?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:[.,]\d+)?)?(?:\s*(?:%|[KMG]B?\b|ms\b|s\b|"
@@ -48,7 +50,7 @@ _BOUND_VALUE = re.compile(
     r"|(?:True|False|None|true|false|null)\b"
     r"|[\"']([^\"'\n]{1,40})[\"']"
     r"|`([^`\n]{1,40})`"
-    r"|[a-z][\w.:-]{1,40}"
+    r"|[A-Za-z_][\w.:-]{1,60}"
 )
 _HOW_MANY = re.compile(r"\b(?:how many|number of|count of)\s+((?:[\w-]+\s+){0,3}[\w-]+)", re.I)
 _UNIT_STOP = STOPWORDS | {
@@ -84,9 +86,16 @@ def bound_value(unit: str, name: str, numeric: bool = False) -> tuple[str, int] 
         if value is None:
             continue
         quoted = next((g for g in value.groups() if g), None)
-        bare_word = quoted is None and not any(c.isdigit() for c in value.group(0))
-        if bare_word and (_WORD_BINDER.search(binder.group(0)) or "(" in binder.group(0)):
-            continue  # "X is used to ...", "X (PHIL choice ...)": prose, not a value
+        opened = binder.group(0).rstrip().endswith(("`", '"', "'"))  # '"key": ["value"]'
+        bare_word = quoted is None and not opened and not any(c.isdigit() for c in value.group(0))
+        if bare_word and (
+            _WORD_BINDER.search(binder.group(0))
+            or "(" in binder.group(0)
+            or _PROSE_WORD.fullmatch(value.group(0))
+        ):
+            continue  # "X is used to ...", "X (PHIL choice ...)", "X: Maps ...": prose
+        if bare_word and re.match(r"\s*[\w\"'`]", unit[value.end() :]):
+            continue  # 'X: needs "Y"': a word followed by more words is prose
         rest = unit[value.end() : value.end() + 40].lstrip(" `'\"")
         word_end = rest.split(None, 1)[0] if rest.strip() else ""
         numeral = any(c.isdigit() for c in value.group(0))

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from agentcycle.agent.research.answer_shape import Shape, shape_for, shaped_parts
-from agentcycle.agent.research.answer_type import Expectation
+from agentcycle.agent.research.answer_type import Expectation, main_clause
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -24,7 +24,14 @@ from agentcycle.agent.research.explicit_value import (
     bound_value,
     counts_unit,
 )
-from agentcycle.agent.research.text import content_terms, normalise, present_terms, stem, term_set
+from agentcycle.agent.research.text import (
+    STOPWORDS,
+    content_terms,
+    normalise,
+    present_terms,
+    stem,
+    term_set,
+)
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _URL = re.compile(r"\bhttps?://[^\s`'\"<>|]+")
@@ -45,6 +52,11 @@ _NUMBER = re.compile(
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
 _DEFAULT = (
+    # NORMAL = "normal"  # key decisions (default): the assignment the comment marks
+    re.compile(
+        r"\b[A-Za-z_]\w*\s*=\s*[\"']?([^\"'\s#]{1,40})[\"']?\s*#[^#=\n]*?\((?:the )?default\)",
+        re.IGNORECASE,
+    ),
     re.compile(r"\(default:?\s*`?\"?([^)`\"]{1,40})`?\"?\)", re.IGNORECASE),
     re.compile(r"`\"?([^`\"]{1,40})\"?`\s*\(default\)", re.IGNORECASE),
     re.compile(r"\*\*([^*]{1,40})\*\*\s*\((?:the )?default", re.IGNORECASE),
@@ -57,6 +69,9 @@ _DEFAULT = (
 _NOT_VALUES = {"checked", "unchecked", "enabled", "disabled", "set", "on", "off"}
 _YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
 _NO = re.compile(r"\*\*no\*\*|\bno\b|\bnot\b|\bnever\b|\bunsafe\b", re.IGNORECASE)
+
+
+NAMED_COLUMN = "named by the question"  # Span.how suffix of the head-noun column rule
 
 
 @dataclass(frozen=True)
@@ -146,6 +161,8 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
     """The answering cell of a table row."""
     raw = cells(row)
     header = header_for(row, chunk_text)
+    if header and [clean_inline(c) for c in raw] == [clean_inline(h) for h in header]:
+        return None  # the header row names columns; it states no fact
     question_norm = normalise(question)
     terms = content_terms(question)
     clause_terms = term_set(question)
@@ -210,7 +227,7 @@ def _head_column(raw: list[str], header: list[str], expectation: Expectation) ->
         if words and words[-1] == expectation.head and raw[index].strip():
             value = _cell_value(raw[index], expectation)
             if value:
-                return Span(value, 0.9, f"table column {title!r} named by the question")
+                return Span(value, 0.9, f"table column {title!r} {NAMED_COLUMN}")
     return None
 
 
@@ -310,13 +327,40 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
     return 0.0
 
 
-def _named_by_head(unit: str, position: int, length: int, head: str) -> bool:
+_ARROW_BEFORE = re.compile(r"([\w.-]+)`?\s*(?:→|->|=>|⟶)\s*`?$")
+
+
+def _arrow_from_question(unit: str, position: int, question_terms: set[str]) -> bool:
+    """Whether a candidate is where an arrow from something the question names points."""
+    found = _ARROW_BEFORE.search(unit[max(0, position - 60) : position])
+    return found is not None and found.group(1).lower() in question_terms
+
+
+def _named_by_head(unit: str, position: int, length: int, *heads: str) -> bool:
     """Whether the word just before or after a candidate is the noun the question asks
-    for: "the `PLAN` node" answers "which node", "molecular_replacement phase" answers
-    "which phase"."""
-    before = re.findall(r"[A-Za-z]+", unit[max(0, position - 20) : position])[-1:]
-    after = re.findall(r"[A-Za-z]+", unit[position + length : position + length + 20])[:1]
-    return any(stem(word.lower()) == head for word in before + after)
+    for (or one of its modifiers): "the `PLAN` node" answers "which node",
+    "molecular_replacement phase" answers "which phase"."""
+    before = re.findall(r"[A-Za-z][\w-]*", unit[max(0, position - 20) : position])[-1:]
+    after = re.findall(r"[A-Za-z][\w-]*", unit[position + length : position + length + 20])[:1]
+    # A neighbouring identifier's last part ("Cell_Segmenter_Tool") names nothing.
+    return any("_" not in word and stem(word.lower()) in heads for word in before + after)
+
+
+_WHICH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3})", re.IGNORECASE)
+
+
+def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
+    """Stems of the words between "which" and the asked noun: "mandatory" in "which
+    MANDATORY tool", "plan" in "which plan template"."""
+    if not head:
+        return ()
+    match = _WHICH_PHRASE.search(main_clause(question))
+    if match is None:
+        return ()
+    words = [stem(w.lower()) for w in match.group(1).split()]
+    if head not in words:
+        return ()
+    return tuple(w for w in words[: words.index(head)] if w not in STOPWORDS and len(w) > 2)
 
 
 def from_sentence(
@@ -342,6 +386,7 @@ def from_sentence(
             return Span("No", 0.5, "negative sentence")
         return None
     kind = "number" if expectation.kind == "number" else expectation.kind
+    modifiers = _head_modifiers(question, expectation.head)
     anchors = _anchors(unit, terms)
     best: Span | None = None
     seen: set[str] = set()
@@ -362,11 +407,15 @@ def from_sentence(
         if expectation.asks_default and "default" in key:
             continue  # default_model_for_provider names defaults, it is not one
         seen.add(key)
+        if _arrow_from_question(unit, position, question_terms):
+            fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += 0.7  # named by the noun asked for: above any unnamed code span
+        elif modifiers and _named_by_head(unit, position, len(text), *modifiers):
+            fit += 0.5  # "Cropper_Tool (MANDATORY)" for "which MANDATORY tool"
         if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
             fit = fit + 0.6 if shape(text) else fit * 0.25
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
@@ -383,8 +432,15 @@ def extract(
     exclude: frozenset[str] = frozenset(),
 ) -> Span | None:
     """The answer span of a unit; `exclude` (lower case) names spans that are known not
-    to answer, such as the bridge a two-hop question was resolved through."""
+    to answer, such as the bridge a two-hop question was resolved through. What a unit
+    binds to the bridge (`"Forced_Tool": ["Its_Dependency"]`) answers the asking clause
+    ("which tool is the dependency of that forced tool")."""
     if is_table_row(unit):
         span = from_row(unit, chunk_text, question, expectation)
         return None if span is not None and span.text.lower() in exclude else span
+    numeric = expectation.kind == "number"
+    for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
+        found = bound_value(unit, bridge, numeric)
+        if found is not None and found[0].lower() not in exclude:
+            return Span(found[0], 0.95, f"{BOUND} {bridge}")
     return from_sentence(unit, question, expectation, exclude)

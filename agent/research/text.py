@@ -290,13 +290,22 @@ def abbreviations(text: str) -> set[str]:
     return parts
 
 
+# Languages and formats that files name by their extension: "14 .py" counts Python files.
+_EXTENSION_OF = {
+    "python": "py", "javascript": "js", "typescript": "ts", "markdown": "md", "yaml": "yml",
+    "shell": "sh", "bash": "sh", "rust": "rs", "ruby": "rb", "text": "txt", "perl": "pl",
+}  # fmt: skip
+
+
 def present_terms(terms: Iterable[str], text: str) -> set[str]:
-    """The terms a text contains, by stem or as an identifier abbreviation (tol → tolerance)."""
+    """The terms a text contains, by stem, as an identifier abbreviation (tol →
+    tolerance) or as a file extension (.py → python)."""
     stems = term_set(text)
     short = abbreviations(text)
     found = set()
     for term in terms:
-        if term in stems or (short and len(term) > 4 and any(term.startswith(p) for p in short)):
+        abbreviated = short and len(term) > 4 and any(term.startswith(p) for p in short)
+        if term in stems or abbreviated or _EXTENSION_OF.get(term) in stems:
             found.add(term)
     return found
 
