@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from agentcycle.agent.research.answer_shape import shape_for
-from agentcycle.agent.research.answer_type import expect, split_bridge
+from agentcycle.agent.research.answer_type import expect, main_clause, split_bridge
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
 from agentcycle.agent.research.compose import compose, compose_bridged, render
 from agentcycle.agent.research.extract import extract
@@ -492,3 +492,41 @@ def test_the_value_a_mapping_gives_the_bridge_answers_the_asking_clause() -> Non
     prose = "Link_Ranker_Tool: Maps each link to a score."  # a sentence, not a value
     span = extract(prose, prose, question, expect(question), frozenset({"link_ranker_tool"}))
     assert span is None or span.text != "Maps"
+
+
+def test_i_e_does_not_end_the_question() -> None:
+    question = "What is the default of 'Depth', i.e. the number of links the crawler follows?"
+    assert main_clause(question) == question and expect(question).asks_default
+
+
+def test_a_section_number_is_no_answer() -> None:
+    unit = "The scanner's recall is pinned at 0.9810, above the 0.90 trigger from §3.7."
+    question = "At what recall value is the scanner pinned?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "0.9810"
+
+
+def test_a_quoted_default_after_default_was_is_the_value() -> None:
+    unit = 'Before v2, the code\'s default was `"http://localhost:8080/api"` but the variable won.'
+    question = "Before v2, what was the code's default endpoint URL?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "http://localhost:8080/api"
+
+
+def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
+    prose = (
+        "`fetch_mode` is registered in `crawler/contract.py` as a v6 field, which bumped "
+        "`CRAWL_PROTOCOL_VERSION` 5 → 6 in the crawler contract."
+    )
+    table = (
+        "| Constant | Value | Why |\n|---|---|---|\n"
+        "| `CRAWL_PROTOCOL_VERSION` | `9` | What the latest crawler sends |\n"
+    )
+    hits = [
+        Evidence(chunk_id="p", file="DEV.md", heading="Crawler contract fields", text=prose),
+        Evidence(chunk_id="t", file="DEV.md", heading="Contract constants", text=table),
+    ]
+    vocabulary = Vocabulary.from_texts([prose, table, "the crawler fetches", "pages"])
+    question = "What is the value of CRAWL_PROTOCOL_VERSION defined in crawler/contract.py?"
+    composed = compose(question, hits, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "9"

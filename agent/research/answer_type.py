@@ -249,9 +249,14 @@ class Expectation:
     head: str = ""  # the noun the wh-word asks for, stemmed: "which *node*" → "node"
 
 
+_ABBREVIATION = re.compile(r"\b(?:i\.e|e\.g|etc|vs|cf|approx)\.", re.IGNORECASE)
+
+
 def main_clause(question: str) -> str:
     """The asking sentence: the last one ending in '?', else the whole question."""
-    parts = [p.strip() for p in re.split(r"(?<=[.?!;])\s+", question.strip()) if p.strip()]
+    # "i.e." and "e.g." end no sentence: "what is X, i.e. the Y?" is one question
+    text = _ABBREVIATION.sub(lambda m: m.group(0).replace(".", "\0"), question.strip())
+    parts = [p.strip().replace("\0", ".") for p in re.split(r"(?<=[.?!;])\s+", text) if p.strip()]
     asking = [p for p in parts if p.endswith("?")]
     return asking[-1] if asking else question.strip()
 

@@ -105,6 +105,12 @@ def _states_answer(span: Span | None, expectation: Expectation) -> bool:
     return expectation.asks_default and "marked default" in span.how
 
 
+def _stated_margin(span: Span | None) -> float:
+    """How far below the best unit a stated answer may rank and still lead: furthest for
+    a value bound to the very setting the question names."""
+    return 0.5 if span is not None and span.how.startswith(BOUND) else 0.15
+
+
 _LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
 
 
@@ -158,7 +164,7 @@ def compose(
             shape_missing = True
     elif not _states_answer(lead.span, expectation):
         stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
-        if stated is not None and stated.score >= best.score - 0.15:
+        if stated is not None and stated.score >= best.score - _stated_margin(stated.span):
             lead = stated  # a unit that states the asked value outright wins
     units = [lead.unit]
     for r in ranked:

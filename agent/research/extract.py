@@ -49,6 +49,7 @@ _NUMBER = re.compile(
     r"chunks?|times|calls|sentences|rules|templates|tests|passages|candidates|×))?"
     r"(?![\w])"
 )
+_SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
 _DEFAULT = (
@@ -65,6 +66,9 @@ _DEFAULT = (
     re.compile(r"\b([A-Z][\w.-]{1,30}) is the default\b"),
     re.compile(r"\bdefault:\s*\**([\w.:-]{1,30})", re.IGNORECASE),
     re.compile(r"[(,;]\s*default(?: is|=)?\s+([\w.:/-]{1,30})\s*\)", re.IGNORECASE),
+    re.compile(
+        r"\bdefault (?:is|was|value is|=)\s*(?:`[\"']?|[\"'])([^\"'`\n]{1,80})[\"'`]", re.IGNORECASE
+    ),
 )
 _NOT_VALUES = {"checked", "unchecked", "enabled", "disabled", "set", "on", "off"}
 _YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
@@ -119,7 +123,8 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
     found: list[tuple[str, int, float]] = []
     if kind == "number":
         for m in _NUMBER.finditer(unit):
-            found.append((m.group(0).strip(), m.start(), 1.0))
+            if not _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
+                found.append((m.group(0).strip(), m.start(), 1.0))
         return found
     for m in _URL.finditer(unit):
         found.append((m.group(0).rstrip(".,;)`"), m.start(), 1.0))
