@@ -134,6 +134,19 @@ def test_mc_picks_the_stated_option_and_the_odd_one_out() -> None:
     assert select(scores, negated=True) == "C"
 
 
+def test_mc_number_counting_another_noun_is_weak_support() -> None:
+    text = (
+        "Pools page candidates from all 3 mirrors, deduplicates by URL, ranks the full "
+        "pool against the main query, keeps the top 5."
+    )
+    evidence = [Evidence(chunk_id="c1", file="d.md", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "the crawler fetches pages", "mirrors"])
+    question = "How many pages does multi-mirror crawling keep after ranking pooled candidates?"
+    units = score_units(question, evidence, vocabulary)
+    scores, _ = score_options(question, {"A": "3", "B": "5", "C": "8"}, units, vocabulary)
+    assert select(scores, negated=False) == "B"  # "3 mirrors" counts mirrors, not pages
+
+
 def test_gate_strips_citations_never_retrieved_or_not_grounded() -> None:
     evidence = {"c1": Evidence(chunk_id="c1", file="d.md", text=CHUNK)}
     citations = [
