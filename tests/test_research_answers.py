@@ -530,3 +530,11 @@ def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
     question = "What is the value of CRAWL_PROTOCOL_VERSION defined in crawler/contract.py?"
     composed = compose(question, hits, vocabulary, expect(question))
     assert composed is not None and composed.direct == "9"
+
+
+def test_an_exact_phrase_is_the_quoted_one() -> None:
+    row = '| `check_disclosure` | "No matching pages" present when nothing was found |'
+    table = "| Check | Requirement |\n|---|---|\n" + row + "\n"
+    question = "Which exact phrase must the crawler's reply contain for check_disclosure to pass?"
+    span = extract(row, table, question, expect(question))
+    assert span is not None and span.text == '"No matching pages"'

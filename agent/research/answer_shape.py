@@ -3,7 +3,8 @@
 Some head nouns fix the surface form of their answer: an environment variable is
 written `UPPER_SNAKE`, a file extension starts with a dot, a model is named with a
 version or size digit ("DINOv3", "qwen2.5:7b", "ms-marco-MiniLM-L-12-v2"), a
-test function starts with `test_`, a file has an extension or a path. A span without
+test function starts with `test_`, a file has an extension or a path, an exact
+phrase is quoted. A span without
 that form is not the answer even when it sits next to the question's words —
 "bi-encoder" is not a model name, "portkey" is not an environment variable — so
 extraction prefers spans of the shape and refusal counts "no span of the shape anywhere
@@ -25,6 +26,8 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 _TEST = re.compile(r"test_\w+(?:\(\))?")
 _FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
+_QUOTED = re.compile(r'"[^"\n]{2,80}"')
+_WORDING_HEADS = {"phras", "wording", "text", "string", "sentenc", "quot"}  # stems
 _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
 
@@ -49,14 +52,15 @@ def _model_name(text: str) -> bool:
     return any(c.isdigit() for c in bare) and any(c.isalpha() for c in bare)
 
 
-_PART = re.compile(r"`([^`\n]{1,80})`|[^\s,;()|`]+")
+_PART = re.compile(r'("[^"\n]{2,80}")|`([^`\n]{1,80})`|[^\s,;()|`]+')
 
 
 def shaped_parts(text: str, shape: Shape) -> list[str]:
     """The code spans and words of a text that have the shape, in order, no repeats."""
     found: list[str] = []
     for match in _PART.finditer(text):
-        part = (match.group(1) or match.group(0)).strip(" '\"").rstrip(".:")
+        quoted = match.group(1)
+        part = quoted or (match.group(2) or match.group(0)).strip(" '\"").rstrip(".:")
         if part and shape(part) and part not in found:
             found.append(part)
     return found
@@ -70,6 +74,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_ENV_VAR)
     if head == "file" and expectation.kind in ("identifier", "name", "phrase"):
         return _every(_FILE)
+    if head in _WORDING_HEADS and "exact" in clause.lower():
+        return _QUOTED.fullmatch  # "which exact phrase": the words as quoted
     if head == "extension":
         return _every(_EXTENSION)
     if head == "model" and expectation.kind in ("name", "default", "identifier"):

@@ -35,6 +35,7 @@ from agentcycle.agent.research.text import (
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _URL = re.compile(r"\bhttps?://[^\s`'\"<>|]+")
+_QUOTED = re.compile(r'(?<![\w`])"[^"\n`]{2,80}"(?![\w`])')
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 _IDENT = re.compile(
     r"(?<![\w.])(?:[A-Za-z_][\w]*(?:[._/:][\w-]+)+(?:\(\))?"  # dotted / path / qwen3:32b
@@ -130,6 +131,8 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
         found.append((m.group(0).rstrip(".,;)`"), m.start(), 1.0))
     for m in _CODE.finditer(unit):
         found.append((m.group(1).strip().strip('"'), m.start(), 1.0))
+    for m in _QUOTED.finditer(unit.replace("“", '"').replace("”", '"')):
+        found.append((m.group(0), m.start(), 0.6))  # "Insufficient documentation", quotes kept
     for m in _BOLD.finditer(unit):
         found.append((m.group(1).strip(), m.start(), 0.7))
     for m in _IDENT.finditer(unit):
