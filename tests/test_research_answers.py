@@ -538,3 +538,13 @@ def test_an_exact_phrase_is_the_quoted_one() -> None:
     question = "Which exact phrase must the crawler's reply contain for check_disclosure to pass?"
     span = extract(row, table, question, expect(question))
     assert span is not None and span.text == '"No matching pages"'
+
+
+def test_a_test_of_the_check_is_not_the_check() -> None:
+    unit = "Covered by `test_detects_page_limit`, the `enforce_page_limit` check stops a crawl."
+    question = "Which crawler check stops a crawl at the page limit?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "enforce_page_limit"
+    question = "Which test covers the page limit?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "test_detects_page_limit"

@@ -40,7 +40,7 @@ _IDENTIFIER_NOUNS = (
     r"function|method|class|file|files|flag|flags|parameter|variable|env var|field|node|"
     r"tool|template|category|event|message|check|collection|key|setting|option|module|"
     r"directory|folder|error|strategy|command|constant|attribute|type|mode|state|phase|"
-    r"extension|extensions|column|keyword|banner|phrase|name|label|value name|path|endpoint"
+    r"extension|extensions|column|keyword|banner|phrase|name|label|value name|path|endpoint|test"
 )
 _IDENTIFIER_Q = re.compile(
     rf"\b(which|what)( \S+){{0,3}}? ({_IDENTIFIER_NOUNS})\b|"
@@ -162,6 +162,7 @@ _VERBS |= {
         "handle", "trigger", "replace", "remove", "drop", "skip", "compute", "store", "load",
         "save", "accept", "include", "get", "receive", "provide", "allow", "build", "generate",
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "produce", "cause",
+        "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
     )
     for form in (verb, verb + "s")
 }  # fmt: skip
@@ -369,6 +370,15 @@ def expect(question: str) -> Expectation:
     return Expectation(kind, focus, asks_default, head_noun(clause))
 
 
+_THING_HEADS = {stem(n) for n in _IDENTIFIER_NOUNS.split("|") if " " not in n} - {"valu"}
+
+
+def _names_a_thing(clause: str) -> bool:
+    """ "Which *test* covers the page limit": the asked noun is a named thing, so a
+    quantity word later in the clause does not make the answer a number."""
+    return head_noun(clause) in _THING_HEADS and not _STRONG_NUMBER_Q.search(clause)
+
+
 def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:
     asks_default = bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
     focus = _focus(clause)
@@ -378,7 +388,7 @@ def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:
         return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
         return "default", focus, True  # a default may be a name or a value
-    if _NUMBER_Q.search(clause):
+    if _NUMBER_Q.search(clause) and not _names_a_thing(clause):
         return "number", focus, asks_default
     if _NAME_Q.search(clause):
         return "name", focus, asks_default

@@ -395,6 +395,7 @@ def from_sentence(
         return None
     kind = "number" if expectation.kind == "number" else expectation.kind
     modifiers = _head_modifiers(question, expectation.head)
+    asks_test = "test" in question_terms
     anchors = _anchors(unit, terms)
     best: Span | None = None
     seen: set[str] = set()
@@ -415,6 +416,8 @@ def from_sentence(
         if expectation.asks_default and "default" in key:
             continue  # default_model_for_provider names defaults, it is not one
         seen.add(key)
+        if key.startswith("test_") and not asks_test:
+            fit *= 0.3  # a test of a check is not the check, unless tests are asked for
         if _arrow_from_question(unit, position, question_terms):
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         if kind == "number":
