@@ -548,3 +548,10 @@ def test_a_test_of_the_check_is_not_the_check() -> None:
     question = "Which test covers the page limit?"
     span = extract(unit, unit, question, expect(question))
     assert span is not None and span.text == "test_detects_page_limit"
+
+
+def test_the_object_of_the_closing_verb_is_the_answer() -> None:
+    unit = 'def fetch_index(url: str) -> list[PageResult]: """Query LanceDB table for pages.'
+    question = "Which vector database does the crawler's fetch_index tool query?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "LanceDB"  # not the return type

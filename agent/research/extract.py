@@ -41,7 +41,7 @@ _IDENT = re.compile(
     r"(?<![\w.])(?:[A-Za-z_][\w]*(?:[._/:][\w-]+)+(?:\(\))?"  # dotted / path / qwen3:32b
     r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+"  # CONSTANT_NAME
     r"|[a-z][a-z0-9]*_[a-z0-9_]+(?:\(\))?"  # snake_case
-    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"  # CamelCase
+    r"|[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+"  # CamelCase, ChromaDB, OpenAI
     r"|[a-z]+(?:-[a-z0-9.]+){1,5})(?![\w])"  # hyphenated model names
 )
 _NUMBER = re.compile(
@@ -335,6 +335,27 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
     return 0.0
 
 
+_CLOSING_VERB = re.compile(
+    r"\b(?:does|do|did|will|would|can|should|must)\s+(?:[\w'’.-]+\s+){1,6}?([a-z]{3,})"
+    r"(?:\s+(?:to|from|on|in|into|with|for|at|by|over|against))?\s*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _closing_verb(question: str) -> str:
+    """The verb that ends a "which X does Y *search*?" question, stemmed, or ''."""
+    match = _CLOSING_VERB.search(main_clause(question))
+    return stem(match.group(1).lower()) if match else ""
+
+
+def _object_of(unit: str, position: int, verb: str) -> bool:
+    """Whether a candidate follows the question's closing verb within two words: the
+    verb's object ("Search ChromaDB", "selects the PLAN node")."""
+    before = unit[max(0, position - 40) : position]
+    words = re.findall(r"(?<![\w_])[A-Za-z]+(?![\w_])", before)[-3:]
+    return any(stem(word.lower()) == verb for word in words)
+
+
 _ARROW_BEFORE = re.compile(r"([\w.-]+)`?\s*(?:→|->|=>|⟶)\s*`?$")
 
 
@@ -396,6 +417,7 @@ def from_sentence(
     kind = "number" if expectation.kind == "number" else expectation.kind
     modifiers = _head_modifiers(question, expectation.head)
     asks_test = "test" in question_terms
+    verb = _closing_verb(question) if kind != "number" else ""
     anchors = _anchors(unit, terms)
     best: Span | None = None
     seen: set[str] = set()
@@ -418,6 +440,8 @@ def from_sentence(
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for
+        if verb and _object_of(unit, position, verb):
+            fit += 0.4  # "Search ChromaDB collection" for "which database does it search?"
         if _arrow_from_question(unit, position, question_terms):
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         if kind == "number":
