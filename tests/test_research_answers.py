@@ -104,6 +104,9 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         ("Is adding a new field to the response a safe change?", "yes_no"),
         ("Which programs prefer half-maps through the prefers_half_maps flag?", "list"),
         ("What is the default Verbosity level?", "default"),
+        ("How does the crawler respond to a timeout?", "manner"),
+        ("In the crawler, how are relative links resolved?", "manner"),
+        ("Which test covers the page limit?", "identifier"),
     ],
 )
 def test_expected_answer_type(question: str, kind: str) -> None:
@@ -555,3 +558,19 @@ def test_the_object_of_the_closing_verb_is_the_answer() -> None:
     question = "Which vector database does the crawler's fetch_index tool query?"
     span = extract(unit, unit, question, expect(question))
     assert span is not None and span.text == "LanceDB"  # not the return type
+
+
+def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
+    table = (
+        "| Error | Example | Response |\n|---|---|---|\n"
+        "| TIMEOUT | Server too slow | Wait, retry twice, then skip the page |\n"
+    )
+    prose = "`crawl_errors.py` says TIMEOUT (retry)."
+    hits = [
+        Evidence(chunk_id="p", file="CRAWL.md", heading="Error handling", text=prose),
+        Evidence(chunk_id="t", file="CRAWL.md", heading="Error categories", text=table),
+    ]
+    vocabulary = Vocabulary.from_texts([prose, table, "the crawler fetches", "pages"])
+    question = "How does the crawler respond to a TIMEOUT such as a server too slow?"
+    composed = compose(question, hits, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "Wait, retry twice, then skip the page"

@@ -15,7 +15,9 @@ from typing import Literal
 
 from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
 
-AnswerType = Literal["number", "default", "identifier", "yes_no", "list", "name", "phrase"]
+AnswerType = Literal[
+    "number", "default", "identifier", "yes_no", "list", "name", "phrase", "manner"
+]
 
 _QUANTITY_NOUNS = (
     r"value|values|number|numbers|percentage|percent|fraction|threshold|thresholds|tolerance|"
@@ -31,6 +33,11 @@ _NUMBER_Q = re.compile(
 )
 _STRONG_NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often)|percentage|fraction|number of|in (seconds|tokens|mb|words))\b",
+    re.IGNORECASE,
+)
+# "How does the classifier respond to X?" asks what happens: a clause, not a name.
+_MANNER = re.compile(
+    r"^\s*(?:[\w,'’-]+\s+){0,6}?how (?:does|do|did|should|can|is|are|was|were|will|would)\b",
     re.IGNORECASE,
 )
 _YES_NO = re.compile(
@@ -384,6 +391,8 @@ def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:
     focus = _focus(clause)
     if _YES_NO.match(clause):
         return "yes_no", focus, asks_default
+    if _MANNER.search(clause):
+        return "manner", focus, asks_default
     if _LIST_Q.search(clause):
         return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):

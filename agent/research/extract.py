@@ -408,6 +408,8 @@ def from_sentence(
         fits = shape is None or shape(found[0]) if found else False
         if found and fits and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.85, "marked default")
+    if expectation.kind == "manner":
+        return None  # what happens is told by the whole sentence, not a name in it
     if expectation.kind == "yes_no":
         if _YES.search(unit) and not _NO.search(unit):
             return Span("Yes", 0.6, "affirmative sentence")
