@@ -133,6 +133,7 @@ def test_the_noun_asked_for_picks_the_span_beside_it() -> None:
     assert expect("Which MANDATORY tool follows the segmenter?").head == "tool"
     assert expect("What kind of tool does that rule select?").head == "tool"
     assert expect("What is the default value of Max cycles?").head == ""
+    assert expect("Which programs prefer half-maps, dropping the full map?").head == "program"
     unit = "Rules mode replaces the LLM call in the PLAN node with `Selector` (via mock_plan)."
     question = "Which node is that?"
     span = extract(unit, unit, question, expect(question))
@@ -420,31 +421,6 @@ def test_conditions_and_calls_bind_no_value() -> None:
         assert span is None or span.text not in {"none", "full", "page", "used"}, unit
 
 
-def test_how_many_reads_the_number_of_the_counted_noun() -> None:
-    unit = "Each query expands into 3 variants; a variant is 8-12 words of plain text."
-    question = "How many words long is each query variant?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "8-12 words"
-    row = "| crawler/ | 12 .py | Crawler suites (~300 tests) |"
-    table = "| Folder | Files | Role |\n|---|---|---|\n" + row + "\n"
-    question = "Roughly how many tests do the crawler suites hold?"
-    span = extract(row, table, question, expect(question))
-    assert span is not None and span.text == "~300 tests"
-
-
-def test_the_column_the_head_noun_names_answers_even_when_the_question_echoes_it() -> None:
-    table = (
-        "| Group | Meaning | Examples |\n|---|---|---|\n"
-        "| page | Fetched pages | index_001.html, about.html |\n"
-        "| asset | Images and scripts | logo.png |\n"
-    )
-    row = table.splitlines()[2]
-    question = "Which group holds fetched pages such as index_001.html?"
-    span = extract(row, table, question, expect(question))
-    assert span is not None and span.text == "page"
-    assert expect("Which programs prefer half-maps, dropping the full map?").head == "program"
-
-
 def test_a_lead_in_sentence_speaks_for_the_block_it_introduces() -> None:
     chunk = (
         "### Link rules\n\nThe crawler reads pages in order.\n\nDefined in `crawler/rules.py`:"
@@ -459,27 +435,6 @@ def test_a_lead_in_sentence_speaks_for_the_block_it_introduces() -> None:
     assert lead_in >= 0.8 * max(scores.values())  # it shares the block's words
     composed = compose(question, hits, vocabulary, expect(question))
     assert composed is not None and composed.direct == "crawler/rules.py"  # a file, not a tool
-
-
-def test_a_commented_default_marks_its_assignment_not_the_comment() -> None:
-    unit = 'class Level: LOW = "low"  # only errors  MID = "mid"  # errors and counts (default)'
-    question = "What is the default Level of the crawler's log?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "mid"
-
-
-def test_an_arrow_from_the_named_state_points_at_the_answer() -> None:
-    unit = "BACKOFF: fetch_pages → parse_links after 3 timeouts, strategy dropped: fast_fetch"
-    question = "After 3 timeouts in fetch_pages, which step does the crawler move to?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "parse_links"
-
-
-def test_a_modifier_of_the_asked_noun_labels_the_candidate() -> None:
-    unit = "Fetch_Tool (optional) ↓ [Html_Parser_Tool | Pdf_Parser_Tool] ↓ Ranker_Tool (MANDATORY)"
-    question = "Which MANDATORY tool follows the parser?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "Ranker_Tool"
 
 
 def test_a_file_extension_names_its_language() -> None:
@@ -502,20 +457,6 @@ def test_i_e_does_not_end_the_question() -> None:
     assert main_clause(question) == question and expect(question).asks_default
 
 
-def test_a_section_number_is_no_answer() -> None:
-    unit = "The scanner's recall is pinned at 0.9810, above the 0.90 trigger from §3.7."
-    question = "At what recall value is the scanner pinned?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "0.9810"
-
-
-def test_a_quoted_default_after_default_was_is_the_value() -> None:
-    unit = 'Before v2, the code\'s default was `"http://localhost:8080/api"` but the variable won.'
-    question = "Before v2, what was the code's default endpoint URL?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "http://localhost:8080/api"
-
-
 def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
     prose = (
         "`fetch_mode` is registered in `crawler/contract.py` as a v6 field, which bumped "
@@ -535,31 +476,6 @@ def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
     assert composed is not None and composed.direct == "9"
 
 
-def test_an_exact_phrase_is_the_quoted_one() -> None:
-    row = '| `check_disclosure` | "No matching pages" present when nothing was found |'
-    table = "| Check | Requirement |\n|---|---|\n" + row + "\n"
-    question = "Which exact phrase must the crawler's reply contain for check_disclosure to pass?"
-    span = extract(row, table, question, expect(question))
-    assert span is not None and span.text == '"No matching pages"'
-
-
-def test_a_test_of_the_check_is_not_the_check() -> None:
-    unit = "Covered by `test_detects_page_limit`, the `enforce_page_limit` check stops a crawl."
-    question = "Which crawler check stops a crawl at the page limit?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "enforce_page_limit"
-    question = "Which test covers the page limit?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "test_detects_page_limit"
-
-
-def test_the_object_of_the_closing_verb_is_the_answer() -> None:
-    unit = 'def fetch_index(url: str) -> list[PageResult]: """Query LanceDB table for pages.'
-    question = "Which vector database does the crawler's fetch_index tool query?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "LanceDB"  # not the return type
-
-
 def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
     table = (
         "| Error | Example | Response |\n|---|---|---|\n"
@@ -574,3 +490,71 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
     question = "How does the crawler respond to a TIMEOUT such as a server too slow?"
     composed = compose(question, hits, vocabulary, expect(question))
     assert composed is not None and composed.direct == "Wait, retry twice, then skip the page"
+
+
+@pytest.mark.parametrize(
+    ("unit", "question", "answer"),
+    [
+        pytest.param(
+            'class Level: LOW = "low"  # only errors  MID = "mid"  # errors and counts (default)',
+            "What is the default Level of the crawler's log?", "mid", id="commented-default"),
+        pytest.param(
+            "BACKOFF: fetch_pages → parse_links after 3 timeouts, strategy dropped: fast_fetch",
+            "After 3 timeouts in fetch_pages, which step does the crawler move to?",
+            "parse_links", id="arrow-from-the-named-state"),
+        pytest.param(
+            "Fetch_Tool (optional) ↓ [Html_Tool | Pdf_Tool] ↓ Ranker_Tool (MANDATORY)",
+            "Which MANDATORY tool follows the parser?", "Ranker_Tool", id="modifier-labels"),
+        pytest.param(
+            "The scanner's recall is pinned at 0.9810, above the 0.90 trigger from §3.7.",
+            "At what recall value is the scanner pinned?", "0.9810", id="no-section-number"),
+        pytest.param(
+            'Before v2, the code\'s default was `"http://localhost:8080/api"` but the env won.',
+            "Before v2, what was the code's default endpoint URL?", "http://localhost:8080/api",
+            id="quoted-default-was"),
+        pytest.param(
+            'def fetch_index(url: str) -> list[PageResult]: """Query LanceDB table for pages.',
+            "Which vector database does the crawler's fetch_index tool query?", "LanceDB",
+            id="object-of-the-closing-verb"),
+        pytest.param(
+            "Each query expands into 3 variants; a variant is 8-12 words of plain text.",
+            "How many words long is each query variant?", "8-12 words", id="count-of-the-noun"),
+        pytest.param(
+            "Covered by `test_detects_page_limit`, the `enforce_page_limit` check stops a crawl.",
+            "Which crawler check stops a crawl at the page limit?", "enforce_page_limit",
+            id="a-test-is-not-the-check"),
+        pytest.param(
+            "Covered by `test_detects_page_limit`, the `enforce_page_limit` check stops a crawl.",
+            "Which test covers the page limit?", "test_detects_page_limit",
+            id="unless-tests-are-asked-for"),
+    ],
+)  # fmt: skip
+def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == answer
+
+
+@pytest.mark.parametrize(
+    ("table", "question", "answer"),
+    [
+        pytest.param(
+            "| Folder | Files | Role |\n|---|---|---|\n"
+            "| crawler/ | 12 .py | Crawler suites (~300 tests) |",
+            "Roughly how many tests do the crawler suites hold?", "~300 tests",
+            id="count-of-the-noun"),
+        pytest.param(
+            "| Group | Meaning | Examples |\n|---|---|---|\n"
+            "| page | Fetched pages | index_001.html, about.html |",
+            "Which group holds fetched pages such as index_001.html?", "page",
+            id="column-named-by-the-asked-noun"),
+        pytest.param(
+            "| Check | Requirement |\n|---|---|\n"
+            '| `check_disclosure` | "No matching pages" present when nothing was found |',
+            "Which exact phrase must the crawler's reply contain for check_disclosure to pass?",
+            '"No matching pages"', id="exact-phrase-is-quoted"),
+    ],
+)  # fmt: skip
+def test_the_row_states_the_answer(table: str, question: str, answer: str) -> None:
+    row = table.splitlines()[-1]
+    span = extract(row, table, question, expect(question))
+    assert span is not None and span.text == answer
