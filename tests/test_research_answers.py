@@ -16,6 +16,7 @@ from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
 from agentcycle.agent.research.compose import compose, compose_bridged, render
 from agentcycle.agent.research.extract import extract
 from agentcycle.agent.research.key_entities import (
+    foreign_source,
     key_entities,
     missing_entities,
     unstated_constants,
@@ -558,3 +559,18 @@ def test_the_row_states_the_answer(table: str, question: str, answer: str) -> No
     row = table.splitlines()[-1]
     span = extract(row, table, question, expect(question))
     assert span is not None and span.text == answer
+
+
+def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:
+    crawler = Evidence(chunk_id="c", file="seeds/web-crawler-design.md", heading="Ranking",
+                       text="Pools link candidates from all mirrors and ranks them by score.")
+    other = Evidence(chunk_id="o", file="search-engine/OVERVIEW.md", heading="Reranker",
+                     text="Results are reranked with the ms-marco-MiniLM-L-6-v2 cross-encoder.")
+    question = "Which cross-encoder model does the web crawler use to rank link candidates?"
+    pool = [crawler, other]
+    assert foreign_source(question, [other], pool) == "seeds/web-crawler-design.md"
+    assert foreign_source(question, [crawler], pool) == ""  # the named document answers
+    named = Evidence(chunk_id="n", file="search-engine/OVERVIEW.md", heading="Crawler",
+                     text="The web crawler ranks links with a cross-encoder.")
+    assert foreign_source(question, [named], [*pool, named]) == ""  # it names the crawler
+    assert foreign_source("Which cross-encoder model is used?", [other], pool) == ""

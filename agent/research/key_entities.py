@@ -87,3 +87,43 @@ def unstated_constants(question: str, units: Iterable[str]) -> list[str]:
     """
     said = normalise(" ".join(units))
     return [n for n in asked_constants(question) if n.lower() not in said]
+
+
+# Words of document names that name the kind of document, not its subject.
+_GENERIC_NAME_WORDS = {
+    "md", "txt", "rst", "doc", "docs", "readme", "guide", "overview", "design", "notes",
+    "architecture", "logic", "mode", "agent", "spec", "reference", "manual", "index",
+}  # fmt: skip
+
+
+def _name_words(path: str) -> set[str]:
+    words = {w for w in re.split(r"[^a-z0-9]+", path.lower()) if len(w) >= 3}
+    return words - _GENERIC_NAME_WORDS
+
+
+def foreign_source(question: str, cited: Iterable[Evidence], pool: Iterable[Evidence]) -> str:
+    """The document the question names ("the legal-research RAG graph" →
+    `legal-rag-graph-architecture.md`) when the answering passages (`cited`: the unit
+    the answer is taken from) are from elsewhere and never name its subject; ''
+    otherwise.
+
+    A document is named when at least two words of its path (less words for kinds of
+    document: guide, design, ...) are question words, more than for any other
+    retrieved document. An answer about the named system from another system's
+    document is a near-miss: the fact asked for is not where the question points.
+    """
+    asked = set(tokens(question.lower()))
+    files = {e.file for e in pool}
+    matches = {f: _name_words(f) & asked for f in files}
+    best = max((len(m) for m in matches.values()), default=0)
+    if best < 2:
+        return ""
+    named = {f for f, m in matches.items() if len(m) == best}
+    cited = list(cited)
+    if not cited or any(c.file in named for c in cited):
+        return ""
+    said = set(tokens(normalise("\n".join(f"{c.context}\n{c.text}" for c in cited))))
+    for f in sorted(named):
+        if not matches[f] <= said:
+            return f
+    return ""

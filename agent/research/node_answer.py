@@ -14,7 +14,11 @@ from langchain_core.runnables import RunnableConfig
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.answer_type import expect, split_bridge
 from agentcycle.agent.research.compose import compose, compose_bridged
-from agentcycle.agent.research.key_entities import missing_entities, unstated_constants
+from agentcycle.agent.research.key_entities import (
+    foreign_source,
+    missing_entities,
+    unstated_constants,
+)
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
@@ -133,6 +137,9 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     unnamed = missing_entities(state["objective"], [u.evidence for u in units], evidence)
     if unnamed:
         reasons.append(f"the cited passages never name {unnamed}")
+    foreign = foreign_source(state["objective"], [u.evidence for u in units[:1]], evidence)
+    if foreign:
+        reasons.append(f"the question names {foreign}, which the answer does not come from")
     unstated = unstated_constants(state["objective"], [u.text for u in units[:1]])
     if unstated:
         reasons.append(f"no cited sentence states {unstated}")
