@@ -4,11 +4,10 @@ Some head nouns fix the surface form of their answer: an environment variable is
 written `UPPER_SNAKE`, a file extension starts with a dot, a model is named with a
 version or size digit ("DINOv3", "qwen2.5:7b", "ms-marco-MiniLM-L-12-v2"), a
 test function starts with `test_`, a file has an extension or a path, an exact
-phrase is quoted. A span without
-that form is not the answer even when it sits next to the question's words —
-"bi-encoder" is not a model name, "portkey" is not an environment variable — so
-extraction prefers spans of the shape and refusal counts "no span of the shape anywhere
-in the evidence" as a near-miss.
+phrase is quoted. A span without that form is not the answer even when it sits next to
+the question's words — "bi-encoder" is not a model name, "portkey" is not an
+environment variable — so extraction prefers spans of the shape and refusal counts "no
+span of the shape anywhere in the evidence" as a near-miss.
 Heads without a fixed form (a node, a phase, a category) have no shape: anything goes.
 """
 

@@ -168,7 +168,7 @@ _VERBS |= {
         "prefer", "require", "need", "support", "produce", "create", "call", "read", "write",
         "handle", "trigger", "replace", "remove", "drop", "skip", "compute", "store", "load",
         "save", "accept", "include", "get", "receive", "provide", "allow", "build", "generate",
-        "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "produce", "cause",
+        "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
     )
     for form in (verb, verb + "s")
@@ -373,20 +373,21 @@ def head_noun(clause: str) -> str:
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
     clause = main_clause(question)
-    kind, focus, asks_default = _classify_answer(clause)
-    return Expectation(kind, focus, asks_default, head_noun(clause))
+    head = head_noun(clause)
+    kind, focus, asks_default = _classify_answer(clause, head)
+    return Expectation(kind, focus, asks_default, head)
 
 
 _THING_HEADS = {stem(n) for n in _IDENTIFIER_NOUNS.split("|") if " " not in n} - {"valu"}
 
 
-def _names_a_thing(clause: str) -> bool:
+def _names_a_thing(clause: str, head: str) -> bool:
     """ "Which *test* covers the page limit": the asked noun is a named thing, so a
     quantity word later in the clause does not make the answer a number."""
-    return head_noun(clause) in _THING_HEADS and not _STRONG_NUMBER_Q.search(clause)
+    return head in _THING_HEADS and not _STRONG_NUMBER_Q.search(clause)
 
 
-def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:
+def _classify_answer(clause: str, head: str) -> tuple[AnswerType, list[str], bool]:
     asks_default = bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
     focus = _focus(clause)
     if _YES_NO.match(clause):
@@ -397,7 +398,7 @@ def _classify_answer(clause: str) -> tuple[AnswerType, list[str], bool]:
         return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
         return "default", focus, True  # a default may be a name or a value
-    if _NUMBER_Q.search(clause) and not _names_a_thing(clause):
+    if _NUMBER_Q.search(clause) and not _names_a_thing(clause, head):
         return "number", focus, asks_default
     if _NAME_Q.search(clause):
         return "name", focus, asks_default

@@ -11,7 +11,10 @@ No candidate → no span: the caller shows the clean sentence instead, or refuse
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentcycle.agent.research.answer_shape import Shape, shape_for, shaped_parts
 from agentcycle.agent.research.answer_type import Expectation, main_clause
@@ -86,7 +89,18 @@ class Span:
     how: str  # which rule found it (for the trace)
 
 
-def _in_question(candidate: str, question_norm: str, question_terms: set[str]) -> bool:
+@lru_cache(maxsize=64)
+def _question_words(question: str) -> tuple[str, tuple[str, ...], frozenset[str]]:
+    """The question normalised, its content terms, and every word of it a span may not
+    merely repeat. Cached: every unit of every retrieved passage is read against it."""
+    question_norm = normalise(question)
+    terms = tuple(content_terms(question))
+    return question_norm, terms, frozenset(terms) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+
+
+def _in_question(
+    candidate: str, question_norm: str, question_terms: AbstractSet[str]
+) -> bool:
     bare = normalise(candidate).strip("()., ")
     if not bare:
         return True
@@ -110,7 +124,7 @@ def _proximity(unit: str, position: int, anchors: list[int]) -> float:
     return 1.0 / (1.0 + distance / 40.0)
 
 
-def _anchors(unit: str, terms: list[str]) -> list[int]:
+def _anchors(unit: str, terms: Sequence[str]) -> list[int]:
     lowered = unit.lower()
     found = []
     for term in terms:
@@ -242,8 +256,7 @@ def _head_column(raw: list[str], header: list[str], expectation: Expectation) ->
 def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span | None:
     """The value the unit binds to the setting the question names, or the count of the
     unit a "how many" question names (`explicit_value`)."""
-    question_norm = normalise(question)
-    question_terms = set(content_terms(question)) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+    question_norm, _, question_terms = _question_words(question)
     name = asked_name(question, expectation)
     if name is not None:
         found = bound_value(unit, name, numeric=expectation.kind == "number")
@@ -359,7 +372,7 @@ def _object_of(unit: str, position: int, verb: str) -> bool:
 _ARROW_BEFORE = re.compile(r"([\w.-]+)`?\s*(?:→|->|=>|⟶)\s*`?$")
 
 
-def _arrow_from_question(unit: str, position: int, question_terms: set[str]) -> bool:
+def _arrow_from_question(unit: str, position: int, question_terms: AbstractSet[str]) -> bool:
     """Whether a candidate is where an arrow from something the question names points."""
     found = _ARROW_BEFORE.search(unit[max(0, position - 60) : position])
     return found is not None and found.group(1).lower() in question_terms
@@ -396,9 +409,7 @@ def from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str] = frozenset()
 ) -> Span | None:
     """The best span of the expected type in a sentence or list item."""
-    question_norm = normalise(question)
-    terms = content_terms(question)
-    question_terms = set(terms) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+    question_norm, terms, question_terms = _question_words(question)
     shape = shape_for(expectation, question)
     explicit = _explicit_span(unit, question, expectation)
     if explicit is not None:

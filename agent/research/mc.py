@@ -61,6 +61,9 @@ def score_options(
     reasons: dict[str, str] = {}
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
+        needle_chars = len(normalise(option))
+        # "all 3 queries" is weak support for 3 when the question counts passages
+        other_counts = bool(counted) and option.strip().replace(".", "").isdigit()
         window_terms = [t for t in terms if t not in option_terms]
         best, where = 0.0, ""
         for unit in units:
@@ -72,9 +75,8 @@ def score_options(
                 near = present_terms(window_terms, window)
                 proximity = sum(vocabulary.idf(t) for t in near) / total
                 value = 0.5 * unit.score + 0.5 * proximity
-                end = position + len(normalise(option))
-                numeric = option.strip().replace(".", "").isdigit()
-                if counted and numeric and _counts_something_else(text, end, counted):
+                end = position + needle_chars
+                if other_counts and _counts_something_else(text, end, counted):
                     value *= OTHER_COUNT
                 if value > best:
                     best, where = value, unit.text
