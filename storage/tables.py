@@ -112,14 +112,11 @@ def open_table(name: str, schema: pa.Schema | None = None) -> lancedb.table.Tabl
     if table is None:
         db = connect()
         if name in table_names(db):
-            try:
-                table = db.open_table(name)
-            except ValueError:  # listed while another process is still creating it
-                table = None
-        if table is None:
-            if schema is None:
-                return None
-            with file_lock(f"create-{name}"):  # waits for that creation, then opens
+            table = db.open_table(name)
+        elif schema is None:
+            return None
+        else:
+            with file_lock(f"create-{name}"):
                 table = db.create_table(name, schema=schema, exist_ok=True)
         with _handles_lock:
             table = _tables.setdefault(key, table)

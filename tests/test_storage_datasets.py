@@ -26,14 +26,7 @@ from agentcycle.storage.corpus import (
 from agentcycle.storage.embedding import DIM
 from agentcycle.storage.memory import RUN_LOGS_SCHEMA, append_rows, run_logs_table
 from agentcycle.storage.search import search
-from agentcycle.storage.tables import (
-    LockBusy,
-    connect,
-    file_lock,
-    lancedb_dir,
-    open_table,
-    table_names,
-)
+from agentcycle.storage.tables import LockBusy, file_lock
 
 WRITERS = 4
 BATCHES = 5
@@ -110,22 +103,6 @@ def test_parallel_writers_land_every_row_exactly_once(home: Path) -> None:
     assert sorted(events) == expected
     assert sorted(runs) == expected
     assert [c.index_type for c in run_logs_table().list_indices()] == ["FTS"]
-
-
-def test_a_table_listed_mid_creation_is_absent_to_readers_and_created_by_writers(
-    home: Path,
-) -> None:
-    """Another process creating a table leaves its folder before its manifest: listed,
-    but not yet openable. A reader sees no table; a writer waits on the creation lock."""
-    schema = pa.schema([("n", pa.int64())])
-    connect()
-    (lancedb_dir() / "half_made.lance").mkdir(parents=True)
-    assert "half_made" in table_names()
-    assert open_table("half_made") is None
-    table = open_table("half_made", schema)
-    assert table is not None
-    table.add([{"n": 1}])
-    assert table.count_rows() == 1
 
 
 def test_new_datasets_append_and_appear_as_views() -> None:
