@@ -112,7 +112,7 @@ def open_table(name: str, schema: pa.Schema | None = None) -> lancedb.table.Tabl
     if table is None:
         db = connect()
         if name in table_names(db):
-            table = db.open_table(name)
+            table = _open_listed(db, name)
         elif schema is None:
             return None
         else:
@@ -121,6 +121,22 @@ def open_table(name: str, schema: pa.Schema | None = None) -> lancedb.table.Tabl
         with _handles_lock:
             table = _tables.setdefault(key, table)
     return table
+
+
+def _open_listed(db: lancedb.DBConnection, name: str) -> lancedb.table.Table:
+    """Open a table the store lists, waiting out another process that is still creating it.
+
+    A table's folder is listed before its first version is written, so a process that
+    lists it mid-creation cannot open it yet. The creator holds the creation lock, so
+    waiting for that lock and trying once more tells the two cases apart: a table still
+    missing its versions afterwards is broken, and the error stands (it points readers
+    to `store check`; recreating it here would silently replace its data).
+    """
+    try:
+        return db.open_table(name)
+    except ValueError:
+        with file_lock(f"create-{name}"):
+            return db.open_table(name)
 
 
 def forget_handles() -> None:

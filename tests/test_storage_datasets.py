@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from agentcycle.storage.corpus import (
 from agentcycle.storage.embedding import DIM
 from agentcycle.storage.memory import RUN_LOGS_SCHEMA, append_rows, run_logs_table
 from agentcycle.storage.search import search
-from agentcycle.storage.tables import LockBusy, file_lock
+from agentcycle.storage.tables import LockBusy, connect, file_lock, lancedb_dir, open_table
 
 WRITERS = 4
 BATCHES = 5
@@ -103,6 +104,29 @@ def test_parallel_writers_land_every_row_exactly_once(home: Path) -> None:
     assert sorted(events) == expected
     assert sorted(runs) == expected
     assert [c.index_type for c in run_logs_table().list_indices()] == ["FTS"]
+
+
+def test_a_table_listed_mid_creation_opens_once_its_creator_is_done(home: Path) -> None:
+    """Another process's creation lists the table's folder before its first version exists."""
+    schema = pa.schema([("x", pa.int64())])
+    (lancedb_dir() / "runs.lance").mkdir(parents=True)  # what creation writes first
+    opened: dict[str, object] = {}
+
+    def reader() -> None:
+        try:
+            opened["table"] = open_table("runs")
+        except Exception as error:  # the assertion below names it
+            opened["error"] = error
+
+    with file_lock("create-runs"):  # the creator holds this until its version is written
+        thread = threading.Thread(target=reader)
+        thread.start()
+        thread.join(timeout=0.5)
+        assert thread.is_alive(), f"the reader did not wait for the creator: {opened}"
+        connect().create_table("runs", pa.table({"x": [7]}, schema=schema))
+    thread.join(timeout=30)
+    assert "error" not in opened, opened.get("error")
+    assert opened["table"].to_arrow().column("x").to_pylist() == [7]  # type: ignore[attr-defined]
 
 
 def test_new_datasets_append_and_appear_as_views() -> None:
