@@ -402,6 +402,12 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
          "What is the default CRAWL_TIMEOUT in seconds?", "45"),
         ("The mode is picked by depth (choice: shallow/full, default full).",
          "What is the default depth of a crawl?", "full"),
+        ("class CrawlLimits(BaseModel): max_pages: int = 40  follow_links: bool = True",
+         "What is the default max_pages in the crawler's CrawlLimits?", "40"),
+        ("def fetch(url: str, max_retries: Optional[int] = 3) -> Page:",
+         "What is the default max_retries of the crawler's fetch tool?", "3"),
+        ("• MAX_HOPS = 6   • MAX_HOPS_PER_SITE = 2",
+         "What is the crawler's MAX_HOPS?", "6"),
     ],
 )  # fmt: skip
 def test_the_value_bound_to_the_named_setting_is_the_answer(

@@ -25,7 +25,8 @@ _QUESTION_NAME = re.compile(
     r"`([^`\s]{3,60})`|(?<![\w.])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w])"
 )
 _VALUE_QUESTION = re.compile(
-    r"\bwhat(?:'s| is| was| are)\s+(?:the\s+)?(?:(?:default|current|configured)\s+)?"
+    r"\bwhat(?:'s| is| was| are)\s+(?:the\s+)?(?:[\w-]+(?:\s+[\w-]+){0,2}(?:'s|’s)\s+)?"
+    r"(?:(?:default|current|configured)\s+)?"
     r"(?:value\s+(?:of\s+)?(?:the\s+)?)?`?$",
     re.IGNORECASE,
 )
@@ -40,6 +41,12 @@ _BINDER = re.compile(
     r"|\s+(?:is|of|defaults? to|set to)|\s*\((?:default:?\s*)?|(?<=[\"'])\s*,)"
     r"\s*\[?\s*(?:[`\"']\s*)?",
     re.IGNORECASE,
+)
+# A typed name binds what follows its annotation: `min_searches: int = 1`,
+# `max_results: Optional[int] = None`, `x: list[str] | None = None`.
+_ANNOTATION = re.compile(
+    r"\s*:\s*[A-Za-z_][\w.]*(?:\[[^\]\n=]*\])?"
+    r"(?:\s*\|\s*[A-Za-z_][\w.]*(?:\[[^\]\n=]*\])?)*\s*=(?!=)\s*[`\"']?"
 )
 _PROSE_WORD = re.compile(r"[A-Z][a-z]+")  # "Maps": a sentence's first word, not a value
 _WORD_BINDER = re.compile(r"\b(?:is|of|set to)\s*$", re.IGNORECASE)
@@ -79,7 +86,7 @@ def bound_value(unit: str, name: str, numeric: bool = False) -> tuple[str, int] 
     (`= int(...)`), a condition (`NAME=none? →`) and prose (`NAME is used`) bind
     nothing."""
     for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w])", unit, re.IGNORECASE):
-        binder = _BINDER.match(unit, match.end())
+        binder = _ANNOTATION.match(unit, match.end()) or _BINDER.match(unit, match.end())
         if binder is None or binder.end() == match.end():
             continue
         value = _BOUND_VALUE.match(unit, binder.end())
