@@ -365,6 +365,35 @@ def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:
     assert composed.direct == "mini-lm-L-6-v2"
 
 
+def test_a_count_given_for_other_names_only_is_a_near_miss() -> None:
+    """The crawler's filter lists count patterns for two names; the asked one's count is
+    never given, so another number nearby must not stand in for it."""
+    text = (
+        "Removed from `build_filters`: `retry_codes` (9 patterns), `skip_codes` (16 "
+        "patterns); `wait_codes` retained. The scanner checks 61 sites at line ~430."
+    )
+    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Filters", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "How many patterns does wait_codes hold in build_filters?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is None or composed.others_counted or composed.direct not in {"9", "16"}
+    assert composed is not None and composed.others_counted
+    question = "How many patterns did skip_codes hold in build_filters?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and not composed.others_counted and composed.direct == "16"
+
+
+def test_a_number_counting_another_noun_does_not_answer_how_many() -> None:
+    for unit, question, answer in (
+        ("The crawler's pattern list covers 61 sites; all 12 entries are regexes.",
+         "How many entries does the crawler's pattern list have?", "12"),
+        ("Tests of the crawler: 40 files, 1100 unit tests.",
+         "How many tests cover the crawler?", "1100"),
+    ):  # fmt: skip
+        span = extract(unit, unit, question, expect(question))
+        assert span is not None and span.text == answer, question
+
+
 def test_key_entities_must_be_named_by_the_cited_passages() -> None:
     """A product name or a decimal the question states must appear in what is cited
     (its text, heading or file name); a constant must be stated by the answering unit."""
@@ -534,6 +563,21 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Covered by `test_detects_page_limit`, the `enforce_page_limit` check stops a crawl.",
             "Which test covers the page limit?", "test_detects_page_limit",
             id="unless-tests-are-asked-for"),
+        pytest.param(
+            "*This manual covers the crawler v7.2 with its 3 fetch modes.*",
+            "Which version of the crawler does the manual cover?", "v7.2", id="version-token"),
+        pytest.param(
+            "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5.",
+            "In release 2.1, what was the default crawl_mode changed to?", "full",
+            id="changed-to"),
+        pytest.param(
+            "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5.",
+            "In release 2.1, what were the crawler's retries raised to?", "5",
+            id="the-change-of-the-named-setting"),
+        pytest.param(
+            "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5.",
+            "What was the crawl_mode changed from in release 2.1?", "shallow",
+            id="changed-from"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:
@@ -565,6 +609,17 @@ def test_the_row_states_the_answer(table: str, question: str, answer: str) -> No
     row = table.splitlines()[-1]
     span = extract(row, table, question, expect(question))
     assert span is not None and span.text == answer
+
+
+def test_a_version_token_names_the_release_asked_for() -> None:
+    """ "Which release" is answered by a row's version token: "release" need not be
+    written out for the evidence to name it."""
+    text = "| v41 | Fetcher stage 2: retry on timeouts |"
+    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="History", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "In which release did the crawler's fetcher get stage 2, retry on timeouts?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "v41" and not composed.focus_missing
 
 
 def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 
 from agentcycle.agent.research.answer_type import Expectation, main_clause
+from agentcycle.agent.research.text import VERSION_TOKEN
 
 Shape = Callable[[str], bool]
 
@@ -83,4 +84,6 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_TEST)
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
+    if head in {"version", "releas"} and re.match(r"\s*(?:which|what)\b", clause, re.I):
+        return VERSION_TOKEN.fullmatch  # "which release": v38, not the 4 of "Phase 4"
     return None

@@ -18,7 +18,12 @@ from typing import Any
 from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import Expectation, expect
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
-from agentcycle.agent.research.explicit_value import BOUND, COUNTED
+from agentcycle.agent.research.explicit_value import (
+    BOUND,
+    COUNTED,
+    asked_unit,
+    counts_only_other_names,
+)
 from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
@@ -34,6 +39,7 @@ RANK_WEIGHTS = (0.6, 0.25, 0.15)
 # looked for this deep in the ranking, and may rank this far below the best unit.
 SHAPE_SEARCH = 8
 SHAPE_MARGIN = 0.2
+COUNT_SEARCH = 4  # best units read for counts of the asked noun that belong to other names
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class Composition:
     focus_missing: list[str]  # focus words the best evidence does not contain
     best_score: float
     shape_missing: bool = False  # the question's head fixes a form no good unit offers
+    others_counted: bool = False  # the asked noun is counted, but only for other names
 
 
 def rank(
@@ -136,6 +143,21 @@ def _shorten(text: str) -> str:
     return cut + " …"
 
 
+def _count_of_the_asked_name_missing(
+    question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
+) -> bool:
+    """A "how many X does NAME hold" question whose best units count X for other names
+    only, while the lead's number is no count of X: the asked count is not there."""
+    if expectation.kind != "number":
+        return False
+    if lead.span is not None and lead.span.how.startswith(COUNTED):
+        return False
+    nouns = asked_unit(question)
+    return bool(nouns) and any(
+        counts_only_other_names(r.unit.text, question, nouns) for r in ranked[:COUNT_SEARCH]
+    )
+
+
 def compose(
     question: str,
     evidence: list[Evidence],
@@ -166,6 +188,7 @@ def compose(
         stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
         if stated is not None and stated.score >= best.score - _stated_margin(stated.span):
             lead = stated  # a unit that states the asked value outright wins
+    others_counted = _count_of_the_asked_name_missing(question, expectation, lead, ranked)
     units = [lead.unit]
     for r in ranked:
         if len(units) >= count:
@@ -184,7 +207,9 @@ def compose(
     missing = [t for t in expectation.focus if t not in present_terms([t], context)]
     if len(missing) * 2 < len(expectation.focus):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
-    return Composition(direct, units, lead.span, missing, lead.score, shape_missing)
+    return Composition(
+        direct, units, lead.span, missing, lead.score, shape_missing, others_counted
+    )
 
 
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
@@ -237,6 +262,7 @@ def compose_bridged(
         second.focus_missing,
         second.best_score,
         second.shape_missing,
+        second.others_counted,
     )
 
 

@@ -14,6 +14,7 @@ not a guess, so it outranks proximity.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 
 from agentcycle.agent.research.answer_type import Expectation, main_clause
 from agentcycle.agent.research.text import STOPWORDS, stem
@@ -114,6 +115,49 @@ def bound_value(unit: str, name: str, numeric: bool = False) -> tuple[str, int] 
     return None
 
 
+_CHANGE_VERB = (
+    r"(?:changed|raised|lowered|increased|decreased|reduced|bumped|moved|switched|renamed|"
+    r"updated|tightened|relaxed|went)"
+)
+_ASKS_NEW = re.compile(rf"\b{_CHANGE_VERB}\s+to\b|\breplaced\b|\bnew (?:value|default)\b", re.I)
+_ASKS_OLD = re.compile(rf"\b{_CHANGE_VERB}\s+from\b|\bold (?:value|default)\b", re.I)
+_CHANGE_VALUE = (
+    r"[`\"']?([\w.%:/-]+?(?:\s(?:ms|s|min|h|Å|[KMG]B|tokens?|seconds?|minutes?|words?|cycles?))?)"
+    r"[`\"']?"
+)
+_FROM_TO = re.compile(
+    rf"\bfrom\s+{_CHANGE_VALUE}\s+to\s+{_CHANGE_VALUE}(?=[\s.,;:)|]|$)"
+    rf"|{_CHANGE_VALUE}\s*(?:→|->|⇒)\s*{_CHANGE_VALUE}(?=[\s.,;:)|]|$)"
+)
+CHANGE_REACH = 60  # characters before a change that may name what changed
+# Words that say a change happened, not what changed: they name no subject.
+_CHANGE_WORDS = frozenset(
+    stem(w) for w in [*re.findall(r"[a-z]+", _CHANGE_VERB), "replaced", "value", "old", "new"]
+)
+
+
+def changed_value(unit: str, question: str, subject: AbstractSet[str]) -> tuple[str, int] | None:
+    """The new value of a change the question asks about ("what was X changed to") — `B`
+    in "X changed from A to B" or "X A→B" — or the old one when it asks what X changed
+    from. Of several changes (a release note lists many), the one that follows a word of
+    `subject` (stems of what the question names) most closely is X's."""
+    wants_old = bool(_ASKS_OLD.search(question))
+    if not wants_old and not _ASKS_NEW.search(question):
+        return None
+    subject = subject - _CHANGE_WORDS
+    best: tuple[int, str, int] | None = None
+    for match in _FROM_TO.finditer(unit):
+        window = unit[max(0, match.start() - CHANGE_REACH) : match.start()].lower()
+        named = [w for w in re.finditer(r"[a-z][a-z0-9_]*", window) if stem(w.group(0)) in subject]
+        if not named:
+            continue
+        distance = len(window) - named[-1].end()
+        group = (1 if match.group(1) else 3) + (0 if wants_old else 1)
+        if best is None or distance < best[0]:
+            best = (distance, match.group(group), match.start(group))
+    return None if best is None else (best[1], best[2])
+
+
 def asked_unit(question: str) -> set[str]:
     """Stems of the noun a "how many" question counts ("how many plan *templates*")."""
     match = _HOW_MANY.search(main_clause(question))
@@ -124,7 +168,44 @@ def asked_unit(question: str) -> set[str]:
         if word in _UNIT_STOP:
             break
         words.append(word)
-    return {stem(words[-1])} if words else set()
+    # The first plural is the counted noun ("how many tests cover X": not "cover").
+    plural = next((w for w in words if w.endswith("s") and not w.endswith(("ss", "us"))), None)
+    return {stem(plural or words[-1])} if words else set()
+
+
+_OWNED_COUNT = re.compile(r"`?([A-Za-z_][\w.]*_[\w.]*)`?\s*\(\s*[~≈]?\s*$")
+
+
+def count_of_another_name(unit: str, position: int, question: str) -> bool:
+    """Whether the number at `position` counts an identifier the question does not name:
+    in "`retry_codes` (9 patterns)" the 9 is retry_codes' own, so it cannot answer
+    "how many patterns does `skip_codes` hold" (a near-miss when skip_codes' count is
+    never given)."""
+    owner = _OWNED_COUNT.search(unit, max(0, position - 80), position)
+    if owner is None:
+        return False
+    named = {
+        (m.group(1) or m.group(2)).strip("`").lower()
+        for m in _QUESTION_NAME.finditer(main_clause(question))
+    }
+    return bool(named) and owner.group(1).lower() not in named
+
+
+OTHER_COUNT = 0.6  # weight of a number that counts another noun than the asked one
+
+
+_WORD = r"([A-Za-z][A-Za-z-]+)"
+_NEXT_WORDS = re.compile(rf"\s*{_WORD}(?:\s+{_WORD})?(?:\s+{_WORD})?")
+
+
+def counts_another_noun(text: str, end: int, counted: AbstractSet[str]) -> bool:
+    """Whether the number ending at `end` is followed by a noun other than the one the
+    question counts: "from all 3 queries" does not say 3 passages, while "1100 unit
+    tests" does say 1100 tests (the counted noun may follow a modifier or two)."""
+    words = _NEXT_WORDS.match(text, end)
+    if words is None or words.group(1).lower() in STOPWORDS:
+        return False
+    return not any(w and stem(w.lower()) in counted for w in words.groups())
 
 
 def counts_unit(unit: str, position: int, text: str, nouns: set[str]) -> bool:
@@ -133,3 +214,15 @@ def counts_unit(unit: str, position: int, text: str, nouns: set[str]) -> bool:
     after = text + unit[position + len(text) : position + len(text) + 30]
     words = re.findall(r"[A-Za-z][\w-]*", re.sub(r"^[^\d]*[\d.,\s–-]+", "", after))[:1]
     return bool(words) and stem(words[0].lower()) in nouns
+
+
+_COUNT = re.compile(r"(?<![\w.])[~≈]?\d[\d,.]*")
+
+
+def counts_only_other_names(unit: str, question: str, nouns: AbstractSet[str]) -> bool:
+    """Whether the unit counts the asked noun for other names only: "`retry_codes` (9
+    patterns), `skip_codes` (16 patterns)" asked about `wait_codes`. The corpus counts
+    such things, just not the asked one: a near-miss, whatever other number is nearby."""
+    counts = [m for m in _COUNT.finditer(unit) if counts_unit(unit, m.start(), m.group(0), nouns)]
+    return bool(counts) and all(count_of_another_name(unit, m.start(), question) for m in counts)
+

@@ -25,10 +25,14 @@ from agentcycle.agent.research.explicit_value import (
     asked_name,
     asked_unit,
     bound_value,
+    changed_value,
+    count_of_another_name,
+    counts_another_noun,
     counts_unit,
 )
 from agentcycle.agent.research.text import (
     STOPWORDS,
+    VERSION_TOKEN,
     content_terms,
     normalise,
     present_terms,
@@ -140,6 +144,8 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
         for m in _NUMBER.finditer(unit):
             if not _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
                 found.append((m.group(0).strip(), m.start(), 1.0))
+        for m in VERSION_TOKEN.finditer(unit):  # "v114": the answer when a version is asked
+            found.append((m.group(0), m.start(), 0.5))
         return found
     for m in _URL.finditer(unit):
         found.append((m.group(0).rstrip(".,;)`"), m.start(), 1.0))
@@ -225,7 +231,11 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
     if expectation.asks_default:
         for cell in raw:
             found = _default_value(cell)
-            if found:
+            if (
+                found
+                and _fits(found[0], expectation.kind)
+                and not _in_question(found[0], question_norm, set(terms))
+            ):
                 return Span(found[0], 0.85, "table cell marked default")
     for index in order:
         if keys[index] or not raw[index]:
@@ -253,6 +263,14 @@ def _head_column(raw: list[str], header: list[str], expectation: Expectation) ->
     return None
 
 
+@lru_cache(maxsize=64)
+def _question_stems(question: str) -> frozenset[str]:
+    """Stems of the words the question names (its identifiers whole and in parts)."""
+    words = re.findall(r"[a-z][a-z0-9_]*", main_clause(question).lower())
+    parts = {p for w in words for p in w.split("_")} | set(words)
+    return frozenset(stem(w) for w in parts if w not in STOPWORDS and len(w) > 2)
+
+
 def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span | None:
     """The value the unit binds to the setting the question names, or the count of the
     unit a "how many" question names (`explicit_value`)."""
@@ -262,11 +280,16 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
         found = bound_value(unit, name, numeric=expectation.kind == "number")
         if found is not None and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.95, f"{BOUND} {name}")
+    change = changed_value(unit, question, _question_stems(question))
+    if change is not None and not _in_question(change[0], question_norm, question_terms):
+        return Span(change[0], 0.95, f"{BOUND} a change the question names")
     nouns = asked_unit(question) if expectation.kind == "number" else set()
     for match in _NUMBER.finditer(unit) if nouns else ():
         text = match.group(0).strip()
-        if counts_unit(unit, match.start(), text, nouns) and not _in_question(
-            text, question_norm, question_terms
+        if (
+            counts_unit(unit, match.start(), text, nouns)
+            and not _in_question(text, question_norm, question_terms)
+            and not count_of_another_name(unit, match.start(), question)
         ):
             return Span(text, 0.95, COUNTED)
     return None
@@ -430,6 +453,7 @@ def from_sentence(
     kind = "number" if expectation.kind == "number" else expectation.kind
     modifiers = _head_modifiers(question, expectation.head)
     asks_test = "test" in question_terms
+    counted = asked_unit(question) if kind == "number" else set()
     verb = _closing_verb(question) if kind != "number" else ""
     anchors = _anchors(unit, terms)
     best: Span | None = None
@@ -450,6 +474,10 @@ def from_sentence(
             continue
         if expectation.asks_default and "default" in key:
             continue  # default_model_for_provider names defaults, it is not one
+        if kind == "number" and count_of_another_name(unit, position, question):
+            continue  # "`other_name` (9 patterns)": the 9 is another thing's
+        if counted and counts_another_noun(unit, position + len(text), counted):
+            continue  # "61 tutorials" does not answer how many patterns
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for

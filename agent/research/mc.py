@@ -14,28 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentcycle.agent.research.explicit_value import asked_unit
+from agentcycle.agent.research.explicit_value import (
+    OTHER_COUNT,
+    asked_unit,
+    counts_another_noun,
+)
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
-    STOPWORDS,
     Vocabulary,
     content_terms,
     normalise,
     present_terms,
-    stem,
 )
 
 WINDOW_CHARS = 80
-OTHER_COUNT = 0.6  # weight of "3 queries" as support for 3 when passages are counted
-
-
-def _counts_something_else(text: str, end: int, counted: set[str]) -> bool:
-    """Whether the number ending at `end` is followed by a noun other than the one the
-    question counts: "from all 3 queries" does not say 3 passages."""
-    word = re.match(r"\s*([a-z][a-z-]+)", text[end:])
-    if word is None or word.group(1) in STOPWORDS:
-        return False
-    return stem(word.group(1)) not in counted
 
 
 def _occurrences(option: str, text: str) -> list[int]:
@@ -76,7 +68,7 @@ def score_options(
                 proximity = sum(vocabulary.idf(t) for t in near) / total
                 value = 0.5 * unit.score + 0.5 * proximity
                 end = position + needle_chars
-                if other_counts and _counts_something_else(text, end, counted):
+                if other_counts and counts_another_noun(text, end, counted):
                     value *= OTHER_COUNT
                 if value > best:
                     best, where = value, unit.text

@@ -134,6 +134,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"evidence never names {composed.focus_missing}")
     if composed and composed.shape_missing:
         reasons.append(f"no span of the shape a {expectation.head!r} has")
+    if composed and composed.others_counted:
+        reasons.append("the evidence counts what is asked only for other names")
     unnamed = missing_entities(state["objective"], [u.evidence for u in units], evidence)
     if unnamed:
         reasons.append(f"the cited passages never name {unnamed}")

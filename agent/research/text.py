@@ -297,15 +297,22 @@ _EXTENSION_OF = {
 }  # fmt: skip
 
 
+# A version token ("v114", "v115.09b", "2.3.1") names a version or release by itself.
+VERSION_TOKEN = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)*[a-z]?\d*|\d+\.\d+\.\d+)(?![\w])")
+_VERSION_STEMS = frozenset({"version", "releas"})
+
+
 def present_terms(terms: Iterable[str], text: str) -> set[str]:
     """The terms a text contains, by stem, as an identifier abbreviation (tol →
-    tolerance) or as a file extension (.py → python)."""
+    tolerance), as a file extension (.py → python) or, for "version", as a version
+    token (v114)."""
     stems = term_set(text)
     short = abbreviations(text)
     found = set()
     for term in terms:
         abbreviated = short and len(term) > 4 and any(term.startswith(p) for p in short)
-        if term in stems or abbreviated or _EXTENSION_OF.get(term) in stems:
+        version = term in _VERSION_STEMS and VERSION_TOKEN.search(text)
+        if term in stems or abbreviated or _EXTENSION_OF.get(term) in stems or version:
             found.add(term)
     return found
 
