@@ -381,6 +381,12 @@ def test_a_count_given_for_other_names_only_is_a_near_miss() -> None:
     question = "How many patterns did skip_codes hold in build_filters?"
     composed = compose(question, evidence, vocabulary, expect(question))
     assert composed is not None and not composed.others_counted and composed.direct == "16"
+    text = "Skill: `detect_fetch_loop.md` (~160 words) flags loops."
+    evidence = [Evidence(chunk_id="c2", file="crawl.md", heading="Skills", text=text)]
+    question = "Roughly how many words long is the crawler's detect_fetch_loop skill?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and not composed.others_counted  # the file is the skill
+    assert composed.direct == "~160 words"
 
 
 def test_a_number_counting_another_noun_does_not_answer_how_many() -> None:

@@ -188,7 +188,10 @@ def count_of_another_name(unit: str, position: int, question: str) -> bool:
         (m.group(1) or m.group(2)).strip("`").lower()
         for m in _QUESTION_NAME.finditer(main_clause(question))
     }
-    return bool(named) and owner.group(1).lower() not in named
+    owned = owner.group(1).lower()
+    return bool(named) and not any(
+        owned == n or owned.startswith(f"{n}.") or n.startswith(f"{owned}.") for n in named
+    )  # `skill.md` is the question's `skill`
 
 
 OTHER_COUNT = 0.6  # weight of a number that counts another noun than the asked one
