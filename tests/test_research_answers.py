@@ -570,6 +570,9 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Which test covers the page limit?", "test_detects_page_limit",
             id="unless-tests-are-asked-for"),
         pytest.param(
+            "**Cost**: a deep crawl costs 30 requests vs 5 for shallow.",
+            "How many requests does a shallow crawl cost?", "5", id="the-number-for-the-case"),
+        pytest.param(
             "*This manual covers the crawler v7.2 with its 3 fetch modes.*",
             "Which version of the crawler does the manual cover?", "v7.2", id="version-token"),
         pytest.param(

@@ -352,9 +352,13 @@ def _cell_value(cell: str, expectation: Expectation) -> str:
     return clean_inline(cell)
 
 
+_FOR_WORDS = frozenset({"for", "per", "in", "on", "with"})
+
+
 def _labelled(unit: str, position: int, length: int, terms: set[str], question: str) -> float:
     """How directly a question word names the number: the identifier assigned to it
-    (1.0), or a plain word just before or after it (0.6); else 0. A comma or semicolon
+    (1.0), the case it is given for ("4 for simple", 0.8), or a plain word just before
+    or after it (0.6); else 0. A comma or semicolon
     ends the label's reach: in "to 2.5 Å, wavelength 0.9792 Å" the word names 0.9792."""
     left = re.split(r"[,;]", unit[max(0, position - 30) : position])[-1]
     right = re.split(r"[,;]", unit[position + length : position + length + 30])[0]
@@ -362,6 +366,11 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
     after = re.findall(r"[A-Za-z][\w-]*", right)[:1]
     if before and "_" in before[0] and before[0].lower() in question:
         return 1.0
+    following = re.findall(r"[A-Za-z][\w-]*", right)[:2]
+    if len(following) == 2 and following[0].lower() in _FOR_WORDS and "_" not in following[1]:
+        stems = content_terms(following[1])
+        if stems and stems[0] in terms:
+            return 0.8  # "vs 4 for simple": the number of the case the question names
     for word in before + after:
         if "_" in word:
             continue  # another identifier's parts do not name this number
