@@ -284,6 +284,9 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")
     nouns = asked_unit(question) if expectation.kind == "number" else set()
+    for match in _FOR_CASE.finditer(unit) if nouns else ():
+        if _given_for_case(unit[match.start() :], question_terms):  # "vs 4 for simple"
+            return Span(match.group(1), 0.95, f"{COUNTED}, given for the asked case")
     for match in _NUMBER.finditer(unit) if nouns else ():
         text = match.group(0).strip()
         if (
@@ -352,7 +355,17 @@ def _cell_value(cell: str, expectation: Expectation) -> str:
     return clean_inline(cell)
 
 
-_FOR_WORDS = frozenset({"for", "per", "in", "on", "with"})
+_FOR_CASE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s+for\s+(?:an?\s+|the\s+)?([A-Za-z][\w-]*)")
+
+
+def _given_for_case(text: str, terms: AbstractSet[str]) -> str | None:
+    """The number at the start of `text` when it is given "for" a case the question
+    names ("4 for simple"), else None."""
+    match = _FOR_CASE.match(text)
+    if match is None or "_" in match.group(2):
+        return None
+    stems = content_terms(match.group(2))
+    return match.group(1) if stems and stems[0] in terms else None
 
 
 def _labelled(unit: str, position: int, length: int, terms: set[str], question: str) -> float:
@@ -366,11 +379,8 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
     after = re.findall(r"[A-Za-z][\w-]*", right)[:1]
     if before and "_" in before[0] and before[0].lower() in question:
         return 1.0
-    following = re.findall(r"[A-Za-z][\w-]*", right)[:2]
-    if len(following) == 2 and following[0].lower() in _FOR_WORDS and "_" not in following[1]:
-        stems = content_terms(following[1])
-        if stems and stems[0] in terms:
-            return 0.8  # "vs 4 for simple": the number of the case the question names
+    if _given_for_case(unit[position : position + length + 30], terms):
+        return 0.8  # "vs 4 for simple": the number of the case the question names
     for word in before + after:
         if "_" in word:
             continue  # another identifier's parts do not name this number
