@@ -108,6 +108,7 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         ("How does the crawler respond to a timeout?", "manner"),
         ("In the crawler, how are relative links resolved?", "manner"),
         ("Which test covers the page limit?", "identifier"),
+        ("What is the maximum nesting level for link following?", "number"),
     ],
 )
 def test_expected_answer_type(question: str, kind: str) -> None:
@@ -570,6 +571,14 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Which test covers the page limit?", "test_detects_page_limit",
             id="unless-tests-are-asked-for"),
         pytest.param(
+            "MAX_DEPTH = 3  # stop nesting   LINK_FETCH_BUDGET = 400  # pages for link following",
+            "What is the crawler's fetch budget for link following?", "400",
+            id="the-constant-whose-name-says-what-is-asked"),
+        pytest.param(
+            "For models under 30B parameters, stream the replies.",
+            "For models under how many billion parameters are replies streamed?", "30B",
+            id="magnitude-suffix"),
+        pytest.param(
             "**Cost**: a deep crawl costs 30 requests vs 5 for shallow.",
             "How many requests does a shallow crawl cost?", "5", id="the-number-for-the-case"),
         pytest.param(
@@ -629,6 +638,32 @@ def test_a_version_token_names_the_release_asked_for() -> None:
     question = "In which release did the crawler's fetcher get stage 2, retry on timeouts?"
     composed = compose(question, evidence, vocabulary, expect(question))
     assert composed is not None and composed.direct == "v41" and not composed.focus_missing
+
+
+def test_the_state_before_the_asked_version_is_not_its_answer() -> None:
+    text = (
+        "Before v9, the page limit lived in `crawl/fetch.py` and `crawl/cli.py`. "
+        "Release v9 centralizes it in `crawl/limits.py`; both import it from there."
+    )
+    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Limits", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "Where does v9 centralize the page limit?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "crawl/limits.py"
+    question = "Before v9, in which file besides crawl/cli.py did the page limit live?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "crawl/fetch.py"
+
+
+def test_a_bound_named_setting_answers_whatever_the_question_calls_it() -> None:
+    """The question names the constant; its own paraphrase ("appearances") need not be
+    the passage's words for the bound value to answer it."""
+    text = "SAME_PAGE_LIMIT = 3    # Stop when the same page is seen N times"
+    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Constants", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "After how many appearances of one page does the crawl stop (SAME_PAGE_LIMIT)?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "3" and not composed.focus_missing
 
 
 def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:

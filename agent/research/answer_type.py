@@ -23,7 +23,8 @@ _QUANTITY_NOUNS = (
     r"value|values|number|numbers|percentage|percent|fraction|threshold|thresholds|tolerance|"
     r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
-    r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound"
+    r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
+    r"maximum|minimum"
 )
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far)|what (percentage|fraction)|"

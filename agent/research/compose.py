@@ -39,6 +39,7 @@ RANK_WEIGHTS = (0.6, 0.25, 0.15)
 # looked for this deep in the ranking, and may rank this far below the best unit.
 SHAPE_SEARCH = 8
 SHAPE_MARGIN = 0.2
+EARLIER_STATE = 0.7  # weight of a unit about the time before the version asked about
 COUNT_SEARCH = 4  # best units read for counts of the asked noun that belong to other names
 
 
@@ -97,8 +98,26 @@ def rank(
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)
         features = (lexical, sim, fit)
         score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
+        if _tells_the_time_before(unit.text, question):
+            score *= EARLIER_STATE  # "Before v120, X was in a.py" for "where does v120 put X"
         ranked.append(Ranked(unit, score, span, features))
     return sorted(ranked, key=lambda r: r.score, reverse=True)
+
+
+_BEFORE_VERSION = re.compile(r"\b(?:before|prior to|until|pre-?)\s*(v\d[\w.]*)", re.IGNORECASE)
+
+
+def _tells_the_time_before(unit: str, question: str) -> bool:
+    """Whether the unit describes the state before a version the question asks about,
+    while the question asks about that version itself, not about before it."""
+    lowered = question.lower()
+    for match in _BEFORE_VERSION.finditer(unit):
+        version = match.group(1).rstrip(".,").lower()
+        if re.search(rf"(?<![\w.]){re.escape(version)}(?![\w])", lowered) and not re.search(
+            rf"\b(?:before|prior to|until|pre-?)\s*{re.escape(version)}", lowered
+        ):
+            return True
+    return False
 
 
 def _states_answer(span: Span | None, expectation: Expectation) -> bool:
@@ -141,6 +160,16 @@ def _shorten(text: str) -> str:
         return text
     cut = text[:MAX_DIRECT_CHARS].rsplit(" ", 1)[0]
     return cut + " …"
+
+
+def _binds_a_named_setting(span: Span | None, question: str) -> bool:
+    """The span is the value bound to a setting the question names outright
+    (`CONVERGENCE_SAME_DOC_THRESHOLD = 3`): the question's own wording around that name
+    ("after how many appearances") need not be the passage's."""
+    if span is None or not span.how.startswith(BOUND):
+        return False
+    name = span.how.removeprefix(BOUND).strip()
+    return "_" in name and name.lower() in question.lower()
 
 
 def _count_of_the_asked_name_missing(
@@ -205,7 +234,7 @@ def compose(
     # passage may be the one that does).
     context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
     missing = [t for t in expectation.focus if t not in present_terms([t], context)]
-    if len(missing) * 2 < len(expectation.focus):
+    if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     return Composition(
         direct, units, lead.span, missing, lead.score, shape_missing, others_counted

@@ -300,19 +300,25 @@ _EXTENSION_OF = {
 # A version token ("v114", "v115.09b", "2.3.1") names a version or release by itself.
 VERSION_TOKEN = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)*[a-z]?\d*|\d+\.\d+\.\d+)(?![\w])")
 _VERSION_STEMS = frozenset({"version", "releas"})
+# A magnitude written as a suffix names its word: "<30B parameters" says billion.
+_MAGNITUDE_OF = {
+    stem(word): re.compile(rf"\d(?:[.,]\d+)?\s?{suffix}\b")
+    for word, suffix in (("billion", "B"), ("million", "M"), ("thousand", "K"))
+}
 
 
 def present_terms(terms: Iterable[str], text: str) -> set[str]:
     """The terms a text contains, by stem, as an identifier abbreviation (tol →
-    tolerance), as a file extension (.py → python) or, for "version", as a version
-    token (v114)."""
+    tolerance), as a file extension (.py → python), for "version" as a version token
+    (v114), or for "billion" as a magnitude suffix (30B)."""
     stems = term_set(text)
     short = abbreviations(text)
     found = set()
     for term in terms:
         abbreviated = short and len(term) > 4 and any(term.startswith(p) for p in short)
         version = term in _VERSION_STEMS and VERSION_TOKEN.search(text)
-        if term in stems or abbreviated or _EXTENSION_OF.get(term) in stems or version:
+        magnitude = term in _MAGNITUDE_OF and _MAGNITUDE_OF[term].search(text)
+        if term in stems or abbreviated or _EXTENSION_OF.get(term) in stems or version or magnitude:
             found.add(term)
     return found
 
