@@ -19,6 +19,7 @@ from agentcycle.agent.research.key_entities import (
     foreign_source,
     key_entities,
     missing_entities,
+    unknown_names,
     unstated_constants,
 )
 from agentcycle.agent.research.state import Evidence
@@ -377,16 +378,16 @@ def test_a_count_given_for_other_names_only_is_a_near_miss() -> None:
     vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "How many patterns does wait_codes hold in build_filters?"
     composed = compose(question, evidence, vocabulary, expect(question))
-    assert composed is None or composed.others_counted or composed.direct not in {"9", "16"}
-    assert composed is not None and composed.others_counted
+    assert composed is None or composed.given_for_others or composed.direct not in {"9", "16"}
+    assert composed is not None and composed.given_for_others
     question = "How many patterns did skip_codes hold in build_filters?"
     composed = compose(question, evidence, vocabulary, expect(question))
-    assert composed is not None and not composed.others_counted and composed.direct == "16"
+    assert composed is not None and not composed.given_for_others and composed.direct == "16"
     text = "Skill: `detect_fetch_loop.md` (~160 words) flags loops."
     evidence = [Evidence(chunk_id="c2", file="crawl.md", heading="Skills", text=text)]
     question = "Roughly how many words long is the crawler's detect_fetch_loop skill?"
     composed = compose(question, evidence, vocabulary, expect(question))
-    assert composed is not None and not composed.others_counted  # the file is the skill
+    assert composed is not None and not composed.given_for_others  # the file is the skill
     assert composed.direct == "~160 words"
 
 
@@ -582,6 +583,13 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "**Cost**: a deep crawl costs 30 requests vs 5 for shallow.",
             "How many requests does a shallow crawl cost?", "5", id="the-number-for-the-case"),
         pytest.param(
+            "Cycle 4: fetch  Expert: hit rate dropped from 0.850 to 0.610, still fine.",
+            "In cycle 4, what did the crawler's hit rate drop to?", "0.610", id="dropped-to"),
+        pytest.param(
+            "Updated prompts cover tiers (Tier 1: links, Tier 2: linked pages, Tier 3: all)",
+            "What does crawl Tier 2 cover in the updated prompts?", "linked pages",
+            id="numbered-item"),
+        pytest.param(
             "*This manual covers the crawler v7.2 with its 3 fetch modes.*",
             "Which version of the crawler does the manual cover?", "v7.2", id="version-token"),
         pytest.param(
@@ -664,6 +672,27 @@ def test_a_bound_named_setting_answers_whatever_the_question_calls_it() -> None:
     question = "After how many appearances of one page does the crawl stop (SAME_PAGE_LIMIT)?"
     composed = compose(question, evidence, vocabulary, expect(question))
     assert composed is not None and composed.direct == "3" and not composed.focus_missing
+
+
+def test_an_item_the_evidence_numbers_past_is_a_near_miss() -> None:
+    text = "Updated prompts cover tiers (Tier 1: links, Tier 2: linked pages, Tier 3: all)"
+    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Prompts", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "What does crawl Tier 4 cover in the updated prompts?"
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.given_for_others
+
+
+def test_a_name_the_corpus_never_writes_makes_a_near_miss() -> None:
+    vocabulary = Vocabulary.from_texts(
+        ["`tst_fetch_queue` holds 40 tests", "call `llm.with_retry_budget(5)`", "`page_001.html`"]
+    )
+    assert unknown_names("How many tests does tst_fetch_queue hold?", vocabulary) == []
+    assert unknown_names("What does with_retry_budget take?", vocabulary) == []  # inside a call
+    assert unknown_names("Which group holds page_001 files?", vocabulary) == []  # and a file
+    assert unknown_names("How many tests does tst_fetch_cache hold?", vocabulary) == [
+        "tst_fetch_cache"
+    ]
 
 
 def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:

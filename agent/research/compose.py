@@ -21,8 +21,10 @@ from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
+    asked_label,
     asked_unit,
     counts_only_other_names,
+    lists_only_other_items,
 )
 from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
 from agentcycle.agent.research.retrieve import coverage
@@ -59,7 +61,7 @@ class Composition:
     focus_missing: list[str]  # focus words the best evidence does not contain
     best_score: float
     shape_missing: bool = False  # the question's head fixes a form no good unit offers
-    others_counted: bool = False  # the asked noun is counted, but only for other names
+    given_for_others: bool = False  # counts or items like the asked one, never the asked one
 
 
 def rank(
@@ -172,11 +174,17 @@ def _binds_a_named_setting(span: Span | None, question: str) -> bool:
     return "_" in name and name.lower() in question.lower()
 
 
-def _count_of_the_asked_name_missing(
+def _only_others_given(
     question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
 ) -> bool:
     """A "how many X does NAME hold" question whose best units count X for other names
-    only, while the lead's number is no count of X: the asked count is not there."""
+    only, while the lead's number is no count of X, or a question about "Level 4" whose
+    best units list other levels only: what is asked is not there."""
+    label = asked_label(question, expectation)
+    if label is not None:
+        if lead.span is not None and lead.span.how.startswith(BOUND):
+            return False
+        return any(lists_only_other_items(r.unit.text, label) for r in ranked[:COUNT_SEARCH])
     if expectation.kind != "number":
         return False
     if lead.span is not None and lead.span.how.startswith(COUNTED):
@@ -217,7 +225,7 @@ def compose(
         stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
         if stated is not None and stated.score >= best.score - _stated_margin(stated.span):
             lead = stated  # a unit that states the asked value outright wins
-    others_counted = _count_of_the_asked_name_missing(question, expectation, lead, ranked)
+    given_for_others = _only_others_given(question, expectation, lead, ranked)
     units = [lead.unit]
     for r in ranked:
         if len(units) >= count:
@@ -237,7 +245,7 @@ def compose(
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     return Composition(
-        direct, units, lead.span, missing, lead.score, shape_missing, others_counted
+        direct, units, lead.span, missing, lead.score, shape_missing, given_for_others
     )
 
 
@@ -291,7 +299,7 @@ def compose_bridged(
         second.focus_missing,
         second.best_score,
         second.shape_missing,
-        second.others_counted,
+        second.given_for_others,
     )
 
 

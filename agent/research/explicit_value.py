@@ -115,10 +115,14 @@ def bound_value(unit: str, name: str, numeric: bool = False) -> tuple[str, int] 
     return None
 
 
-_CHANGE_VERB = (
-    r"(?:changed|raised|lowered|increased|decreased|reduced|bumped|moved|switched|renamed|"
-    r"updated|tightened|relaxed|went)"
-)
+_CHANGE_VERBS = (
+    "change", "changed", "raise", "raised", "lower", "lowered", "increase", "increased",
+    "decrease", "decreased", "reduce", "reduced", "bump", "bumped", "move", "moved", "switch",
+    "switched", "rename", "renamed", "update", "updated", "tighten", "tightened", "relax",
+    "relaxed", "go", "went", "drop", "dropped", "fall", "fell", "rise", "rose", "grow", "grew",
+    "improve", "improved", "climb", "climbed", "decline", "declined",
+)  # fmt: skip
+_CHANGE_VERB = rf"(?:{'|'.join(_CHANGE_VERBS)})"
 _ASKS_NEW = re.compile(rf"\b{_CHANGE_VERB}\s+to\b|\breplaced\b|\bnew (?:value|default)\b", re.I)
 _ASKS_OLD = re.compile(rf"\b{_CHANGE_VERB}\s+from\b|\bold (?:value|default)\b", re.I)
 _CHANGE_VALUE = (
@@ -126,14 +130,12 @@ _CHANGE_VALUE = (
     r"[`\"']?"
 )
 _FROM_TO = re.compile(
-    rf"\bfrom\s+{_CHANGE_VALUE}\s+to\s+{_CHANGE_VALUE}(?=[\s.,;:)|]|$)"
-    rf"|{_CHANGE_VALUE}\s*(?:→|->|⇒)\s*{_CHANGE_VALUE}(?=[\s.,;:)|]|$)"
+    rf"\bfrom\s+{_CHANGE_VALUE}\s+to\s+{_CHANGE_VALUE}(?=[\s,;:)|]|\.(?!\d)|$)"
+    rf"|{_CHANGE_VALUE}\s*(?:→|->|⇒)\s*{_CHANGE_VALUE}(?=[\s,;:)|]|\.(?!\d)|$)"
 )
 CHANGE_REACH = 60  # characters before a change that may name what changed
 # Words that say a change happened, not what changed: they name no subject.
-_CHANGE_WORDS = frozenset(
-    stem(w) for w in [*re.findall(r"[a-z]+", _CHANGE_VERB), "replaced", "value", "old", "new"]
-)
+_CHANGE_WORDS = frozenset(stem(w) for w in [*_CHANGE_VERBS, "replaced", "value", "old", "new"])
 
 
 def changed_value(unit: str, question: str, subject: AbstractSet[str]) -> tuple[str, int] | None:
@@ -228,4 +230,42 @@ def counts_only_other_names(unit: str, question: str, nouns: AbstractSet[str]) -
     such things, just not the asked one: a near-miss, whatever other number is nearby."""
     counts = [m for m in _COUNT.finditer(unit) if counts_unit(unit, m.start(), m.group(0), nouns)]
     return bool(counts) and all(count_of_another_name(unit, m.start(), question) for m in counts)
+
+
+# "Level 2", "Phase 4", "Stage 3": a numbered item the question asks about by its label.
+_NUMBERED_LABEL = re.compile(r"\b([A-Za-z][a-z]{2,})\s+(\d{1,3})\b(?![.,]\d)")
+
+
+def asked_label(question: str, expectation: Expectation) -> tuple[str, str] | None:
+    """(word, number) of the numbered item a "what does Level 2 cover" question asks
+    about; None for a number question, where "cycle 5" only places the asked value."""
+    if expectation.kind in ("number", "yes_no"):
+        return None
+    match = _NUMBERED_LABEL.search(main_clause(question))
+    if match is None or match.group(1).lower() in STOPWORDS:
+        return None
+    return match.group(1), match.group(2)
+
+
+def _items(unit: str, word: str) -> list[re.Match[str]]:
+    """The unit's "Word N: text" items, in order."""
+    pattern = rf"\b{re.escape(word)}\s+(\d{{1,3}})\s*[:=–—]\s*([^,;)\n]{{1,80}})"
+    return list(re.finditer(pattern, unit, re.IGNORECASE))
+
+
+def labelled_item(unit: str, label: tuple[str, str]) -> tuple[str, int] | None:
+    """What the unit says of the asked item: "basic morphology" for Level 2 in
+    "(Level 1: counting, Level 2: basic morphology, Level 3: ...)"."""
+    word, number = label
+    for match in _items(unit, word):
+        if match.group(1) == number:
+            return match.group(2).strip().rstrip(".*`"), match.start(2)
+    return None
+
+
+def lists_only_other_items(unit: str, label: tuple[str, str]) -> bool:
+    """Whether the unit lists numbered items of the asked kind, but not the asked one:
+    Levels 1 to 3 for a question about Level 4."""
+    items = _items(unit, label[0])
+    return bool(items) and all(m.group(1) != label[1] for m in items)
 

@@ -22,6 +22,7 @@ from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
+    asked_label,
     asked_name,
     asked_unit,
     bound_value,
@@ -29,6 +30,7 @@ from agentcycle.agent.research.explicit_value import (
     count_of_another_name,
     counts_another_noun,
     counts_unit,
+    labelled_item,
 )
 from agentcycle.agent.research.text import (
     STOPWORDS,
@@ -280,6 +282,10 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
         found = bound_value(unit, name, numeric=expectation.kind == "number")
         if found is not None and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.95, f"{BOUND} {name}")
+    label = asked_label(question, expectation)
+    item = labelled_item(unit, label) if label else None
+    if item is not None and not _in_question(item[0], question_norm, question_terms):
+        return Span(item[0], 0.95, f"{BOUND} {' '.join(label)}")  # type: ignore[arg-type]
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 
 from agentcycle.agent.research.state import Evidence
-from agentcycle.agent.research.text import normalise, term_set, tokens
+from agentcycle.agent.research.text import Vocabulary, normalise, stem, term_set, tokens
 
 _CAMEL = re.compile(r"(?<![\w.`-])[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?![\w-])")
 _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
@@ -87,6 +87,28 @@ def unstated_constants(question: str, units: Iterable[str]) -> list[str]:
     """
     said = normalise(" ".join(units))
     return [n for n in asked_constants(question) if n.lower() not in said]
+
+
+_SNAKE = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w/-])")
+
+
+def unknown_names(question: str, vocabulary: Vocabulary) -> list[str]:
+    """snake_case names the question uses that the whole corpus never writes.
+
+    Questions copy such names from the documents they ask about; one the corpus has
+    never seen (`tst_plan_validator` beside the real `tst_plan_generator`) is a
+    near-miss however much of the rest of the question the passages share.
+    """
+    found = [m.group(0).lower() for m in _SNAKE.finditer(question)]
+    return [n for n in dict.fromkeys(found) if not _written(n, vocabulary)]
+
+
+def _written(name: str, vocabulary: Vocabulary) -> bool:
+    """Whether the corpus writes the name, alone or inside a longer token
+    (`llm.with_structured_output(...)`, `refine_001.pdb`)."""
+    if vocabulary.known(stem(name)):
+        return True
+    return any(name in form for forms in vocabulary.forms.values() for form in forms)
 
 
 # Words of document names that name the kind of document, not its subject.

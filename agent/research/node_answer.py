@@ -17,6 +17,7 @@ from agentcycle.agent.research.compose import compose, compose_bridged
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
+    unknown_names,
     unstated_constants,
 )
 from agentcycle.agent.research.retrieve import coverage
@@ -134,8 +135,11 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"evidence never names {composed.focus_missing}")
     if composed and composed.shape_missing:
         reasons.append(f"no span of the shape a {expectation.head!r} has")
-    if composed and composed.others_counted:
-        reasons.append("the evidence counts what is asked only for other names")
+    if composed and composed.given_for_others:
+        reasons.append("the evidence gives what is asked only for other names or items")
+    unknown = unknown_names(state["objective"], tools.vocabulary())
+    if unknown:
+        reasons.append(f"the corpus never names {unknown}")
     unnamed = missing_entities(state["objective"], [u.evidence for u in units], evidence)
     if unnamed:
         reasons.append(f"the cited passages never name {unnamed}")
