@@ -590,6 +590,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "What does crawl Tier 2 cover in the updated prompts?", "linked pages",
             id="numbered-item"),
         pytest.param(
+            "**Order:** 1. Check robots rules first (they may forbid the fetch)",
+            "In the crawler's order, which rules are checked first?", "robots",
+            id="the-word-before-the-asked-noun"),
+        pytest.param(
             "*This manual covers the crawler v7.2 with its 3 fetch modes.*",
             "Which version of the crawler does the manual cover?", "v7.2", id="version-token"),
         pytest.param(

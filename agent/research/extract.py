@@ -431,6 +431,18 @@ def _arrow_from_question(unit: str, position: int, question_terms: AbstractSet[s
     return found is not None and found.group(1).lower() in question_terms
 
 
+def _head_modifier_words(unit: str, head: str) -> list[tuple[str, int, float]]:
+    """Plain words right before the asked noun, as candidates: "Check *comparison*
+    keywords first" answers "which keywords are checked first", "Compute *MD5* hash"
+    answers "which hash"."""
+    found = []
+    for match in re.finditer(r"(?<![\w`-])([A-Za-z][\w+-]*)(?=\s+([A-Za-z]+)\b)", unit):
+        word = match.group(1)
+        if stem(match.group(2).lower()) == head and word.lower() not in STOPWORDS:
+            found.append((word, match.start(1), 0.6))
+    return found
+
+
 def _named_by_head(unit: str, position: int, length: int, *heads: str) -> bool:
     """Whether the word just before or after a candidate is the noun the question asks
     for (or one of its modifiers): "the `PLAN` node" answers "which node",
@@ -489,6 +501,8 @@ def from_sentence(
     best: Span | None = None
     seen: set[str] = set()
     candidates = _candidates(unit, kind)
+    if expectation.head and kind != "number":
+        candidates += _head_modifier_words(unit, expectation.head)
     if expectation.kind == "list":
         codes = [
             c
