@@ -445,6 +445,8 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
          "What is the default max_retries of the crawler's fetch tool?", "3"),
         ("• MAX_HOPS = 6   • MAX_HOPS_PER_SITE = 2",
          "What is the crawler's MAX_HOPS?", "6"),
+        ("**Contract field:** `page_cap_reached` (bool, default False, v3).",
+         "What is the default value of the page_cap_reached contract field?", "False"),
     ],
 )  # fmt: skip
 def test_the_value_bound_to_the_named_setting_is_the_answer(

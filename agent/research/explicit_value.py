@@ -36,10 +36,11 @@ _VALUE_NOUNS = re.compile(
     re.IGNORECASE,
 )
 # What may stand between a name and its value: `= 5`, `: 5`, `(5)`, `, default 5`,
-# ` is 5`, ` defaults to 5`, a table's `| 5`.
+# `(int, default 5)`, ` is 5`, ` defaults to 5`, a table's `| 5`.
 _BINDER = re.compile(
     r"[`\"']?\s*(?:\)\s*)?(?:=(?!=)|:(?!:)|\||,?\s*(?:the\s+)?default(?:s to| is| value(?: is)?|:)?"
-    r"|\s+(?:is|of|defaults? to|set to)|\s*\((?:default:?\s*)?|(?<=[\"'])\s*,)"
+    r"|\s+(?:is|of|defaults? to|set to)|\s*\((?:[\w\[\].]+,\s*default:?\s*|(?:default:?\s*)?)"
+    r"|(?<=[\"'])\s*,)"
     r"\s*\[?\s*(?:[`\"']\s*)?",
     re.IGNORECASE,
 )
@@ -50,6 +51,7 @@ _ANNOTATION = re.compile(
     r"(?:\s*\|\s*[A-Za-z_][\w.]*(?:\[[^\]\n=]*\])?)*\s*=(?!=)\s*[`\"']?"
 )
 _PROSE_WORD = re.compile(r"[A-Z][a-z]+")  # "Maps": a sentence's first word, not a value
+_LITERALS = frozenset({"True", "False", "None"})  # values, though capitalised like prose
 _WORD_BINDER = re.compile(r"\b(?:is|of|set to)\s*$", re.IGNORECASE)
 _BOUND_VALUE = re.compile(
     r"(?:[<>≤≥~]=?\s*)?-?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:[.,]\d+)?)?(?:\s*(?:%|[KMG]B?\b|ms\b|s\b|"
@@ -98,8 +100,8 @@ def bound_value(unit: str, name: str, numeric: bool = False) -> tuple[str, int] 
         bare_word = quoted is None and not opened and not any(c.isdigit() for c in value.group(0))
         if bare_word and (
             _WORD_BINDER.search(binder.group(0))
-            or "(" in binder.group(0)
-            or _PROSE_WORD.fullmatch(value.group(0))
+            or ("(" in binder.group(0) and "default" not in binder.group(0).lower())
+            or (_PROSE_WORD.fullmatch(value.group(0)) and value.group(0) not in _LITERALS)
         ):
             continue  # "X is used to ...", "X (PHIL choice ...)", "X: Maps ...": prose
         if bare_word and re.match(r"\s*[\w\"'`]", unit[value.end() :]):
