@@ -635,6 +635,11 @@ def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -
             '| `check_disclosure` | "No matching pages" present when nothing was found |',
             "Which exact phrase must the crawler's reply contain for check_disclosure to pass?",
             '"No matching pages"', id="exact-phrase-is-quoted"),
+        pytest.param(
+            "| Group | Name | Tests | What |\n|---|---|---|---|\n"
+            "| S3 | Link Checks | 9 | 4 checkers × 20 rules, overlap |",
+            "How many checkers does the S3 Link Checks group run?", "4",
+            id="a-count-is-not-read-across-a-cell-border"),
     ],
 )  # fmt: skip
 def test_the_row_states_the_answer(table: str, question: str, answer: str) -> None:

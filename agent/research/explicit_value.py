@@ -219,8 +219,8 @@ def counts_unit(unit: str, position: int, text: str, nouns: set[str]) -> bool:
     """Whether the number `text` at `position` is directly followed by the asked noun:
     "17 templates", "(~1100 tests)", "10-30 words"."""
     after = text + unit[position + len(text) : position + len(text) + 30]
-    words = re.findall(r"[A-Za-z][\w-]*", re.sub(r"^[^\d]*[\d.,\s–-]+", "", after))[:1]
-    return bool(words) and stem(words[0].lower()) in nouns
+    word = re.match(r"\s*([A-Za-z][\w-]*)", re.sub(r"^[^\d]*[\d.,\s–-]+", "", after))
+    return word is not None and stem(word.group(1).lower()) in nouns  # not past a "|"
 
 
 _COUNT = re.compile(r"(?<![\w.])[~≈]?\d[\d,.]*")
