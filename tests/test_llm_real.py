@@ -145,7 +145,7 @@ def test_ask_answers_with_citations_through_the_real_server(
 def test_killed_server_mid_session_falls_back_and_the_session_ends(
     prefect_api: str, toy_inputs: Path, tmp_path: Path
 ) -> None:
-    """A second real server, killed after two cycles: the rest fall back to the rules."""
+    """A second real server, killed after the first cycle: the rest fall back to the rules."""
     port = 18000 + os.getpid() % 1000
     server = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()),
@@ -167,7 +167,7 @@ def test_killed_server_mid_session_falls_back_and_the_session_ends(
         )  # fmt: skip
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and run.poll() is None:
-            if (session / "session.json").is_file() and len(load_session(session).cycles) >= 2:
+            if (session / "session.json").is_file() and len(load_session(session).cycles) >= 1:
                 break
             time.sleep(0.2)
         os.killpg(server.pid, signal.SIGKILL)
@@ -181,7 +181,7 @@ def test_killed_server_mid_session_falls_back_and_the_session_ends(
     state = load_session(session)
     assert state.status == "stopped" and state.cycles[-1].program == STOP
     planning = planning_record(state)
-    after = [(kind, text) for cycle, kind, text in planning if cycle > 2]
+    after = [(kind, text) for cycle, kind, text in planning if cycle > 1]
     assert after and all(kind == "llm_fallback" for kind, _ in after)
     assert any("server unavailable" in text for _, text in after)
     assert [c.program for c in state.cycles][:1] == ["inspect"]
