@@ -103,6 +103,8 @@ def test_units_are_verbatim_and_rows_stand_alone() -> None:
     for unit in units:
         assert normalise(unit) in normalise(CHUNK)
     assert stem("retired") == stem("retire") == stem("retirement")
+    assert stem("elements") == stem("element") == "element"  # a root, not "ele"
+    assert stem("comments") == "comment" and stem("arguments") == stem("argument")
 
 
 def test_extractive_answer_prefers_the_row_stating_the_value() -> None:

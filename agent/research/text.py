@@ -250,7 +250,10 @@ def stem(token: str) -> str:
         "s",
         "ly",
     ):
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+        # "-ment" leaves a root of four letters at least: element and comment stay
+        # whole (not "ele", "com"), argument and retirement lose it.
+        shortest = 4 if suffix.endswith(("ment", "ments")) else 3
+        if token.endswith(suffix) and len(token) - len(suffix) >= shortest:
             token = token[: -len(suffix)]
             break
     if len(token) > 4 and token[-1] == token[-2] and token[-1] not in "aeiousl":
