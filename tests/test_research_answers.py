@@ -706,6 +706,25 @@ def test_a_name_the_corpus_never_writes_makes_a_near_miss() -> None:
     ]
 
 
+def test_evidence_from_another_document_must_name_what_is_asked() -> None:
+    """A second sentence that shares words with the question but speaks of another
+    document's other setting is not shown; the refusal checks still read it."""
+    guide = Evidence(chunk_id="g", file="crawler-guide.md", heading="Settings > Max pages",
+                     text="The most pages the crawler will fetch (default: 40).")
+    other = Evidence(chunk_id="o", file="parser-notes.md", heading="Parsing",
+                     text="Headers are cut at max_header_bytes (default: 512).")
+    texts = [guide.text, other.text, "other words", "more other words"]
+    vocabulary = Vocabulary.from_texts(texts)
+    question = "What is the default value of Max pages?"
+    composed = compose(question, [guide, other], vocabulary, expect(question))
+    assert composed is not None and composed.direct == "40"
+    assert [u.evidence.file for u in composed.units] == ["crawler-guide.md", "parser-notes.md"]
+    assert [u.evidence.file for u in composed.citable()] == ["crawler-guide.md"]
+    same = other.model_copy(update={"file": "crawler-guide.md"})  # the answer's own document
+    composed = compose(question, [guide, same], vocabulary, expect(question))
+    assert composed is not None and len(composed.citable()) == len(composed.units) == 2
+
+
 def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:
     crawler = Evidence(chunk_id="c", file="seeds/web-crawler-design.md", heading="Ranking",
                        text="Pools link candidates from all mirrors and ranks them by score.")

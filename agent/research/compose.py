@@ -62,6 +62,12 @@ class Composition:
     best_score: float
     shape_missing: bool = False  # the question's head fixes a form no good unit offers
     given_for_others: bool = False  # counts or items like the asked one, never the asked one
+    cited: list[Scored] | None = None  # the units shown as evidence; None: all of `units`
+
+    def citable(self) -> list[Scored]:
+        """The evidence to show. Refusal checks read all of `units`, so leaving an
+        off-topic sentence out of the answer never changes whether it is refused."""
+        return self.units if self.cited is None else self.cited
 
 
 def rank(
@@ -244,9 +250,21 @@ def compose(
     missing = [t for t in expectation.focus if t not in present_terms([t], context)]
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
+    cited = [lead.unit, *(u for u in units[1:] if _on_topic(u, lead.unit, expectation))]
     return Composition(
-        direct, units, lead.span, missing, lead.score, shape_missing, given_for_others
+        direct, units, lead.span, missing, lead.score, shape_missing, given_for_others, cited
     )
+
+
+def _on_topic(unit: Scored, lead: Scored, expectation: Expectation) -> bool:
+    """Whether a supporting unit speaks of what the answer's does: it comes from the same
+    document, or names every focus word itself. "Files are truncated at max_readme_chars
+    (default: 5000)" shares "max" and "default" with "the default value of Max cycles",
+    but it is another document's other setting."""
+    if unit.evidence.file == lead.evidence.file or not expectation.focus:
+        return True
+    named = present_terms(expectation.focus, f"{unit.evidence.context}\n{unit.text}")
+    return len(named) == len(expectation.focus)
 
 
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second

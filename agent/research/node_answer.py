@@ -155,7 +155,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     if insufficient:
         answer, citations = INSUFFICIENT, []
     else:
-        answer, citations = cite(units)
+        answer, citations = cite(composed.citable() if composed else units)
         direct = composed.direct if composed else ""
         if Constraints(**state["constraints"]).requires_quote:
             answer = "\n".join(f"“{c.sentence}” [{c.n}]" for c in citations)
