@@ -13,7 +13,7 @@ import yaml
 from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import expect, main_clause, split_bridge
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
-from agentcycle.agent.research.compose import compose, compose_bridged, render
+from agentcycle.agent.research.compose import Composition, compose, compose_bridged, render
 from agentcycle.agent.research.extract import extract
 from agentcycle.agent.research.key_entities import (
     foreign_source,
@@ -49,8 +49,21 @@ PROSE = (
 )
 
 
+RELEASE_NOTE = "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5."
+TIERS = "Updated prompts cover tiers (Tier 1: links, Tier 2: linked pages, Tier 3: all)"
+
+
 def _questions() -> dict:
     return yaml.safe_load(QUESTION_SET.read_text())
+
+
+def _composed(
+    text: str, question: str, heading: str, file: str = "crawl.md"
+) -> Composition | None:
+    """`compose` over one passage, with a vocabulary of its text and two other lines."""
+    evidence = [Evidence(chunk_id="c1", file=file, heading=heading, text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    return compose(question, evidence, vocabulary, expect(question))
 
 
 def test_question_set_has_the_promised_mix_and_validates() -> None:
@@ -355,14 +368,11 @@ def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
 def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:
     """Prose about the subject that names no model answers no "which model"."""
     text = "The reranker scores each bi-encoder candidate against the query."
-    evidence = [Evidence(chunk_id="c1", file="rag.md", heading="Reranking", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "Which model does the reranker use to score candidates?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Reranking", "rag.md")
     assert composed is not None and composed.shape_missing
     text += " It loads the `mini-lm-L-6-v2` model."
-    evidence = [Evidence(chunk_id="c1", file="rag.md", heading="Reranking", text=text)]
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Reranking", "rag.md")
     assert composed is not None and not composed.shape_missing
     assert composed.direct == "mini-lm-L-6-v2"
 
@@ -374,19 +384,16 @@ def test_a_count_given_for_other_names_only_is_a_near_miss() -> None:
         "Removed from `build_filters`: `retry_codes` (9 patterns), `skip_codes` (16 "
         "patterns); `wait_codes` retained. The scanner checks 61 sites at line ~430."
     )
-    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Filters", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "How many patterns does wait_codes hold in build_filters?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Filters")
     assert composed is None or composed.given_for_others or composed.direct not in {"9", "16"}
     assert composed is not None and composed.given_for_others
     question = "How many patterns did skip_codes hold in build_filters?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Filters")
     assert composed is not None and not composed.given_for_others and composed.direct == "16"
     text = "Skill: `detect_fetch_loop.md` (~160 words) flags loops."
-    evidence = [Evidence(chunk_id="c2", file="crawl.md", heading="Skills", text=text)]
     question = "Roughly how many words long is the crawler's detect_fetch_loop skill?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Skills")
     assert composed is not None and not composed.given_for_others  # the file is the skill
     assert composed.direct == "~160 words"
 
@@ -588,7 +595,7 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Cycle 4: fetch  Expert: hit rate dropped from 0.850 to 0.610, still fine.",
             "In cycle 4, what did the crawler's hit rate drop to?", "0.610", id="dropped-to"),
         pytest.param(
-            "Updated prompts cover tiers (Tier 1: links, Tier 2: linked pages, Tier 3: all)",
+            TIERS,
             "What does crawl Tier 2 cover in the updated prompts?", "linked pages",
             id="numbered-item"),
         pytest.param(
@@ -599,15 +606,15 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "*This manual covers the crawler v7.2 with its 3 fetch modes.*",
             "Which version of the crawler does the manual cover?", "v7.2", id="version-token"),
         pytest.param(
-            "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5.",
+            RELEASE_NOTE,
             "In release 2.1, what was the default crawl_mode changed to?", "full",
             id="changed-to"),
         pytest.param(
-            "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5.",
+            RELEASE_NOTE,
             "In release 2.1, what were the crawler's retries raised to?", "5",
             id="the-change-of-the-named-setting"),
         pytest.param(
-            "Release 2.1: default `crawl_mode` changed from `shallow` to `full`; retries 3→5.",
+            RELEASE_NOTE,
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
     ],
@@ -652,10 +659,8 @@ def test_a_version_token_names_the_release_asked_for() -> None:
     """ "Which release" is answered by a row's version token: "release" need not be
     written out for the evidence to name it."""
     text = "| v41 | Fetcher stage 2: retry on timeouts |"
-    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="History", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "In which release did the crawler's fetcher get stage 2, retry on timeouts?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "History")
     assert composed is not None and composed.direct == "v41" and not composed.focus_missing
 
 
@@ -664,13 +669,11 @@ def test_the_state_before_the_asked_version_is_not_its_answer() -> None:
         "Before v9, the page limit lived in `crawl/fetch.py` and `crawl/cli.py`. "
         "Release v9 centralizes it in `crawl/limits.py`; both import it from there."
     )
-    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Limits", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "Where does v9 centralize the page limit?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Limits")
     assert composed is not None and composed.direct == "crawl/limits.py"
     question = "Before v9, in which file besides crawl/cli.py did the page limit live?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Limits")
     assert composed is not None and composed.direct == "crawl/fetch.py"
 
 
@@ -678,19 +681,14 @@ def test_a_bound_named_setting_answers_whatever_the_question_calls_it() -> None:
     """The question names the constant; its own paraphrase ("appearances") need not be
     the passage's words for the bound value to answer it."""
     text = "SAME_PAGE_LIMIT = 3    # Stop when the same page is seen N times"
-    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Constants", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "After how many appearances of one page does the crawl stop (SAME_PAGE_LIMIT)?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Constants")
     assert composed is not None and composed.direct == "3" and not composed.focus_missing
 
 
 def test_an_item_the_evidence_numbers_past_is_a_near_miss() -> None:
-    text = "Updated prompts cover tiers (Tier 1: links, Tier 2: linked pages, Tier 3: all)"
-    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Prompts", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "What does crawl Tier 4 cover in the updated prompts?"
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(TIERS, question, "Prompts")
     assert composed is not None and composed.given_for_others
 
 

@@ -112,7 +112,8 @@ def rank(
     return sorted(ranked, key=lambda r: r.score, reverse=True)
 
 
-_BEFORE_VERSION = re.compile(r"\b(?:before|prior to|until|pre-?)\s*(v\d[\w.]*)", re.IGNORECASE)
+_BEFORE = r"\b(?:before|prior to|until|pre-?)\s*"
+_BEFORE_VERSION = re.compile(rf"{_BEFORE}(v\d[\w.]*)", re.IGNORECASE)
 
 
 def _tells_the_time_before(unit: str, question: str) -> bool:
@@ -122,7 +123,7 @@ def _tells_the_time_before(unit: str, question: str) -> bool:
     for match in _BEFORE_VERSION.finditer(unit):
         version = match.group(1).rstrip(".,").lower()
         if re.search(rf"(?<![\w.]){re.escape(version)}(?![\w])", lowered) and not re.search(
-            rf"\b(?:before|prior to|until|pre-?)\s*{re.escape(version)}", lowered
+            rf"{_BEFORE}{re.escape(version)}", lowered
         ):
             return True
     return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
+from functools import lru_cache
 
 from agentcycle.agent.research.answer_type import Expectation, main_clause
 from agentcycle.agent.research.text import STOPWORDS, stem
@@ -177,6 +178,16 @@ def asked_unit(question: str) -> set[str]:
     return {stem(plural or words[-1])} if words else set()
 
 
+@lru_cache(maxsize=64)
+def _names_in(question: str) -> frozenset[str]:
+    """The identifiers the question's main clause names, lower-cased (read once per
+    question, not once per number of every unit)."""
+    return frozenset(
+        (m.group(1) or m.group(2)).strip("`").lower()
+        for m in _QUESTION_NAME.finditer(main_clause(question))
+    )
+
+
 _OWNED_COUNT = re.compile(r"`?([A-Za-z_][\w.]*_[\w.]*)`?\s*\(\s*[~≈]?\s*$")
 
 
@@ -188,17 +199,11 @@ def count_of_another_name(unit: str, position: int, question: str) -> bool:
     owner = _OWNED_COUNT.search(unit, max(0, position - 80), position)
     if owner is None:
         return False
-    named = {
-        (m.group(1) or m.group(2)).strip("`").lower()
-        for m in _QUESTION_NAME.finditer(main_clause(question))
-    }
+    named = _names_in(question)
     owned = owner.group(1).lower()
     return bool(named) and not any(
         owned == n or owned.startswith(f"{n}.") or n.startswith(f"{owned}.") for n in named
     )  # `skill.md` is the question's `skill`
-
-
-OTHER_COUNT = 0.6  # weight of a number that counts another noun than the asked one
 
 
 _WORD = r"([A-Za-z][A-Za-z-]+)"

@@ -283,15 +283,16 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
         if found is not None and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.95, f"{BOUND} {name}")
     label = asked_label(question, expectation)
-    item = labelled_item(unit, label) if label else None
-    if item is not None and not _in_question(item[0], question_norm, question_terms):
-        return Span(item[0], 0.95, f"{BOUND} {' '.join(label)}")  # type: ignore[arg-type]
+    if label is not None:
+        item = labelled_item(unit, label)
+        if item is not None and not _in_question(item[0], question_norm, question_terms):
+            return Span(item[0], 0.95, f"{BOUND} {' '.join(label)}")
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")
     nouns = asked_unit(question) if expectation.kind == "number" else set()
     for match in _FOR_CASE.finditer(unit) if nouns else ():
-        if _given_for_case(unit[match.start() :], question_terms):  # "vs 4 for simple"
+        if _for_asked_case(match, question_terms):  # "vs 4 for simple"
             return Span(match.group(1), 0.95, f"{COUNTED}, given for the asked case")
     for match in _NUMBER.finditer(unit) if nouns else ():
         text = match.group(0).strip()
@@ -364,14 +365,13 @@ def _cell_value(cell: str, expectation: Expectation) -> str:
 _FOR_CASE = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s+for\s+(?:an?\s+|the\s+)?([A-Za-z][\w-]*)")
 
 
-def _given_for_case(text: str, terms: AbstractSet[str]) -> str | None:
-    """The number at the start of `text` when it is given "for" a case the question
-    names ("4 for simple"), else None."""
-    match = _FOR_CASE.match(text)
+def _for_asked_case(match: re.Match[str] | None, terms: AbstractSet[str]) -> bool:
+    """Whether a `_FOR_CASE` match gives its number "for" a case the question names
+    ("4 for simple"); an identifier after "for" names no case."""
     if match is None or "_" in match.group(2):
-        return None
+        return False
     stems = content_terms(match.group(2))
-    return match.group(1) if stems and stems[0] in terms else None
+    return bool(stems) and stems[0] in terms
 
 
 def _labelled(unit: str, position: int, length: int, terms: set[str], question: str) -> float:
@@ -390,7 +390,7 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
         shared = len(parts & terms) / len(parts) if parts else 0.0
         if shared >= 0.6:  # `REFERENCE_TOKEN_BUDGET = 50000` for "the token budget for
             return 0.6 + 0.3 * shared  # reference following": the name says what is asked
-    if _given_for_case(unit[position : position + length + 30], terms):
+    if _for_asked_case(_FOR_CASE.match(unit, position, position + length + 30), terms):
         return 0.8  # "vs 4 for simple": the number of the case the question names
     for word in before + after:
         if "_" in word:

@@ -14,11 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentcycle.agent.research.explicit_value import (
-    OTHER_COUNT,
-    asked_unit,
-    counts_another_noun,
-)
+from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
     Vocabulary,
@@ -28,6 +24,7 @@ from agentcycle.agent.research.text import (
 )
 
 WINDOW_CHARS = 80
+OTHER_COUNT = 0.6  # weight of "3 queries" as support for 3 when passages are counted
 
 
 def _occurrences(option: str, text: str) -> list[int]:
