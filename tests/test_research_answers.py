@@ -736,3 +736,59 @@ def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:
                      text="The web crawler ranks links with a cross-encoder.")
     assert foreign_source(question, [named], [*pool, named]) == ""  # it names the crawler
     assert foreign_source("Which cross-encoder model is used?", [other], pool) == ""
+
+
+def test_the_asked_clause_after_a_comma_sets_the_focus() -> None:
+    """A leading "When checking whether ..." is context: the focus is what the clause
+    after ", what" asks for, and "whether" is never a word the evidence must name."""
+    question = "When checking whether a mirror is stale, what age limit does the probe apply?"
+    assert expect(question).focus == ["age", "limit"]
+    composed = _composed(
+        "The probe compares the mirror's timestamp with a 6-hour age limit.",
+        question, "Mirrors > Staleness",
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "6-hour" and not composed.focus_missing
+
+
+def test_a_kind_noun_need_not_be_written_by_the_evidence() -> None:
+    """ "what similarity cutoff", "which source file", "which Docker container" name the
+    kind of answer; the passage states the value with its own words."""
+    assert "cutof" not in expect("What similarity cutoff does merge_pages use?").focus
+    assert expect("Which Docker container runs the crawler's unit tests?").focus == ["dock"]
+    composed = _composed(
+        "merge_pages() runs two passes: exact hash > fuzzy (0.85).",
+        "What similarity cutoff does the fuzzy pass of merge_pages use?", "Dedupe",
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "0.85" and not composed.focus_missing
+    composed = _composed(
+        "docker exec crawler-api pytest tests/test_fetch.py -q",
+        "Which Docker container runs the crawler's unit tests?", "Testing",
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "crawler-api"
+
+
+def test_how_long_prefers_a_duration_and_skips_enumerators() -> None:
+    question = "How long is the timeout around the health probe?"
+    unit = (
+        "The check runs (1) a config lint and (2) a health probe, wrapped in a "
+        "45-second timeout."
+    )
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "45-second"
+    lone = "The fuzzy pass keeps pages above (3) hits."  # one "(3)" is a value, not a list
+    span = extract(lone, lone, "How many hits does the fuzzy pass need?", expect(
+        "How many hits does the fuzzy pass need?"))
+    assert span is not None and span.text.startswith("3")
+
+
+def test_a_short_unit_counts_as_its_word() -> None:
+    """ "how many points": "40 pts" counts points; the counted noun is the focus even
+    when it could be a verb ("points")."""
+    question = "In the page score, how many points does freshness contribute?"
+    assert expect(question).focus == ["point"]
+    assert present_terms(["point"], "freshness (40 pts), depth (25 pts)") == {"point"}
+    composed = _composed(
+        "Page score parts: freshness (40 pts, linear), depth (25 pts, linear).",
+        question, "Scoring",
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "40 pts"

@@ -272,3 +272,24 @@ def test_a_wrapped_list_item_is_one_unit() -> None:
     assert "- a plain item" in units and "| 1 | 2 |" in units and "after the table" in units
     flat = normalise(text)
     assert all(normalise(u) in flat for u in units)  # still verbatim: grounding holds
+
+
+def test_mc_takes_the_open_answer_and_an_options_bare_number() -> None:
+    """ "'120') # 2 min" states the option "120 seconds"; the option the open answer
+    names ("120") gets the most support even when the others' numbers appear nearby."""
+    text = (
+        "PLAN_TIMEOUT = int(os.getenv('PLAN_TIMEOUT', '300')) # 5 min "
+        "EMBED_TIMEOUT = int(os.getenv('EMBED_TIMEOUT', '120')) # 2 min"
+    )
+    evidence = [Evidence(chunk_id="c1", file="d.md", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = "What is the default EMBED_TIMEOUT?"
+    units = score_units(question, evidence, vocabulary)
+    choices = {"A": "60 seconds", "B": "300 seconds", "C": "120 seconds", "D": "600 seconds"}
+    without, _ = score_options(question, choices, units, vocabulary)
+    assert without["A"] == without["D"] == 0.0 and without["C"] > 0  # found by its number
+    scores, reasons = score_options(question, choices, units, vocabulary, answer="120")
+    assert select(scores, negated=False) == "C" and scores["C"] > without["C"]
+    assert reasons["C"].startswith("stated")
+    unchanged, _ = score_options(question, choices, units, vocabulary, answer="120 tokens")
+    assert unchanged == without  # another unit's 120 names no option

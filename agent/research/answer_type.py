@@ -29,7 +29,7 @@ _QUANTITY_NOUNS = (
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far)|what (percentage|fraction)|"
     r"(below|above|under|over|at|to|from) what\b|(roughly|approximately) how|"
-    rf"(what|which)( \S+){{0,4}}? ({_QUANTITY_NOUNS})\b)",
+    rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b)",
     re.IGNORECASE,
 )
 _STRONG_NUMBER_Q = re.compile(
@@ -230,6 +230,14 @@ _KIND_NOUNS = {
     "long",
     "roughly",
     "about",
+    # the kind of thing or number asked for ("which source file", "which Docker
+    # container", "what similarity cutoff"): passages state the value, not its kind
+    "source",
+    "container",
+    "cutoff",
+    "threshold",
+    "tolerance",
+    "similarity",
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {
@@ -278,6 +286,13 @@ _BACK_REFERENCE = re.compile(
 )
 
 
+def asking_part(clause: str) -> str:
+    """What follows the last ", what/which/how…": "When checking whether X is placed,
+    what tolerance does Tier 1 use?" asks about the tolerance, not about "whether"."""
+    commas = list(_COMMA_ASK.finditer(clause))
+    return clause[commas[-1].end() :] if commas else clause
+
+
 def split_bridge(question: str) -> tuple[str, str] | None:
     """(context, asking clause) of a question that sets up a fact before asking about
     it — "X is forced after Y; which tool does X depend on?" — or None.
@@ -310,10 +325,15 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     return context, asking
 
 
-def _phrase_after(words: list[str]) -> list[str]:
+def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
+    """The noun phrase opening `words`; `counted`: its first word is the noun a "how
+    many" counts, whatever else it could be ("how many *points* does R-free give")."""
     phrase: list[str] = []
-    for word in words[:8]:
+    for index, word in enumerate(words[:8]):
         bare = word.strip("?,.;:()'\"").lower()
+        if counted and index == 0:
+            phrase.append(bare)
+            continue
         # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
         if bare in _VERBS or (bare.endswith("ed") and len(bare) > 4 and "_" not in bare):
             if phrase:
@@ -329,11 +349,11 @@ def _focus(clause: str) -> list[str]:
     Words naming the answer's kind ("which *model*") and verbs are left out; when the
     phrase is only generic ("what is the default value of X"), X's words are the focus.
     """
-    match = _WH.search(clause)
+    match = _WH.search(asking_part(clause))
     if not match:
         return []
-    words = re.split(r"\s+", clause[match.end() :].strip())
-    phrase = _phrase_after(words)
+    words = re.split(r"\s+", asking_part(clause)[match.end() :].strip())
+    phrase = _phrase_after(words, counted=match.group(0).lower() in ("how many", "how much"))
     terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
     if not terms:
         rest = " ".join(words)
@@ -353,6 +373,7 @@ _KIND_OF = {"kind", "type", "sort"}
 def head_noun(clause: str) -> str:
     """The noun right after "which"/"what" ("which MANDATORY *tool*", "which plan
     *template*", "what kind of *tool*"), stemmed; '' when a verb follows ("what is")."""
+    clause = asking_part(clause)
     match = _WHICH.search(clause)
     if not match:
         return ""

@@ -55,10 +55,22 @@ _IDENT = re.compile(
 )
 _NUMBER = re.compile(
     r"(?:[<>≤≥~]=?\s*)?(?<![\w.])\d+(?:[.,]\d+)?(?:\s*(?:[-–]|to)\s*\d+(?:[.,]\d+)?)?"
-    r"(?:\s*(?:%|Å|MB|GB|KB|[KMB]\b|ms\b|s\b|seconds?|minutes?|tokens?|words?|cycles?|steps?|"
-    r"chunks?|times|calls|sentences|rules|templates|tests|passages|candidates|×))?"
+    r"(?:(?:\s*|-)(?:%|Å|MB|GB|KB|[KMB]\b|ms\b|s\b|seconds?|minutes?|hours?|days?|tokens?|"
+    r"words?|cycles?|steps?|chunks?|times|calls|sentences|rules|templates|tests|passages|"
+    r"candidates|points|pts\b|×))?"
     r"(?![\w])"
 )
+# "30-second", "2 min", "~5 s": a number that is a duration, for "how long" and timeouts
+_DURATION = re.compile(
+    r"\d(?:\s*|-)(?:ms|s|sec|secs|seconds?|min|mins|minutes?|hours?|h|hrs?|days?)$", re.IGNORECASE
+)
+_ASKS_DURATION = re.compile(
+    r"\bhow long\b(?!.*\b(?:words?|sentences?|tokens?|characters?|chars|lines?|pages?)\b)|"
+    r"\b(?:timeout|time-?out|duration|delay|interval|latency|wait)\b",
+    re.IGNORECASE,
+)
+# "(1) the pinning check ... (2) a one-shot probe": enumerators count nothing
+_ENUMERATOR = re.compile(r"\((\d)\)")
 _SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
@@ -143,7 +155,10 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
     """(text, position, type fit) of every span of the kind in a unit."""
     found: list[tuple[str, int, float]] = []
     if kind == "number":
+        enumerators = _enumerators(unit)
         for m in _NUMBER.finditer(unit):
+            if m.start() - 1 in enumerators:
+                continue
             if not _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
                 found.append((m.group(0).strip(), m.start(), 1.0))
         for m in VERSION_TOKEN.finditer(unit):  # "v114": the answer when a version is asked
@@ -167,6 +182,16 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
             if m.start() > 0:
                 found.append((m.group(0), m.start(), 0.5))
     return found
+
+
+def _enumerators(unit: str) -> set[int]:
+    """Positions of "(1)", "(2)"… when the unit counts off at least two of them in turn;
+    a single "(8)" after a noun may be the value itself ("fuzzy (0.7)", "top (8)")."""
+    marks = {int(m.group(1)): m.start() for m in _ENUMERATOR.finditer(unit)}
+    return {
+        position for number, position in marks.items()
+        if number - 1 in marks or number + 1 in marks
+    }  # fmt: skip
 
 
 def _default_value(unit: str) -> tuple[str, int] | None:
@@ -496,6 +521,7 @@ def from_sentence(
     modifiers = _head_modifiers(question, expectation.head)
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
+    asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
     verb = _closing_verb(question) if kind != "number" else ""
     anchors = _anchors(unit, terms)
     best: Span | None = None
@@ -532,6 +558,8 @@ def from_sentence(
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
+            if asks_duration and _DURATION.search(text):
+                fit += 0.4  # "how long is the timeout": "30-second", not "(2)"
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += 0.7  # named by the noun asked for: above any unnamed code span
         elif modifiers and _named_by_head(unit, position, len(text), *modifiers):

@@ -25,6 +25,8 @@ from agentcycle.agent.research.text import (
 
 WINDOW_CHARS = 80
 OTHER_COUNT = 0.6  # weight of "3 queries" as support for 3 when passages are counted
+BARE_NUMBER = 0.85  # weight of "120" found alone as support for the option "120 seconds"
+ANSWERED = 0.3  # the option the open answer names: its span was extracted for the question
 
 
 def _occurrences(option: str, text: str) -> list[int]:
@@ -35,14 +37,48 @@ def _occurrences(option: str, text: str) -> list[int]:
     return [m.start() for m in pattern.finditer(text)]
 
 
+_LEADING_NUMBER = re.compile(r"[<>≤≥~]?\s*(\d+(?:\.\d+)?)\b")
+
+
+def _needles(option: str) -> list[tuple[str, float]]:
+    """(text to find, weight): the option itself, and for "120 seconds" or "40 points"
+    its number alone, a little weaker ("'120') # 2 min" states 120 seconds too)."""
+    found = [(option, 1.0)]
+    match = _LEADING_NUMBER.match(option.strip())
+    if match and match.end() < len(option.strip()):
+        found.append((match.group(1), BARE_NUMBER))
+    return found
+
+
+def matches_answer(option: str, answer: str) -> bool:
+    """Whether the open answer to the question names this option: the same text, or
+    the same leading number ("120" for "120 seconds")."""
+    said, offered = normalise(answer).strip(" .`'\""), normalise(option).strip(" .`'\"")
+    if not said or not offered:
+        return False
+    if said == offered:
+        return True
+    said_number, offered_number = _LEADING_NUMBER.match(said), _LEADING_NUMBER.match(offered)
+    return bool(
+        said_number
+        and offered_number
+        and said_number.group(1) == offered_number.group(1)
+        and said_number.end() == len(said)  # "120" alone, not "120 tokens" for "120 s"
+    )
+
+
 def score_options(
     objective: str,
     choices: dict[str, str],
     units: list[Scored],
     vocabulary: Vocabulary,
     similarity: Callable[[str, list[str]], list[float]] | None = None,
+    answer: str = "",
 ) -> tuple[dict[str, float], dict[str, str]]:
-    """Support per option letter (0..~1.1) and a one-line reason per option."""
+    """Support per option letter (0..~1.4) and a one-line reason per option.
+
+    `answer`: the rules' open answer to the question (no options shown); the one option
+    it names gets `ANSWERED` more."""
     terms = content_terms(objective)
     total = sum(vocabulary.idf(t) for t in terms) or 1.0
     counted = asked_unit(objective)
@@ -57,18 +93,23 @@ def score_options(
         best, where = 0.0, ""
         for unit in units:
             text = normalise(unit.text)
-            for position in _occurrences(option, text):
-                window = text[
-                    max(0, position - WINDOW_CHARS) : position + len(option) + WINDOW_CHARS
-                ]
-                near = present_terms(window_terms, window)
-                proximity = sum(vocabulary.idf(t) for t in near) / total
-                value = 0.5 * unit.score + 0.5 * proximity
-                end = position + needle_chars
-                if other_counts and counts_another_noun(text, end, counted):
-                    value *= OTHER_COUNT
-                if value > best:
-                    best, where = value, unit.text
+            for needle, weight in _needles(option):
+                for position in _occurrences(needle, text):
+                    window = text[
+                        max(0, position - WINDOW_CHARS) : position + len(needle) + WINDOW_CHARS
+                    ]
+                    near = present_terms(window_terms, window)
+                    proximity = sum(vocabulary.idf(t) for t in near) / total
+                    value = weight * (0.5 * unit.score + 0.5 * proximity)
+                    end = position + (needle_chars if weight == 1.0 else len(needle))
+                    if other_counts and counts_another_noun(text, end, counted):
+                        value *= OTHER_COUNT
+                    if value > best:
+                        best, where = value, unit.text
+        answered = [k for k, v in choices.items() if matches_answer(v, answer)]
+        if answered == [letter]:
+            best += ANSWERED
+            where = where or f"the answer found without the options: {answer}"
         scores[letter] = best
         reasons[letter] = (
             f"stated in evidence: {where[:160]!r}"

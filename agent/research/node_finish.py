@@ -50,9 +50,11 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
         [f"{state['objective']} {option}" for option in choices.values()]
         + [u.text for u in units[:3]]
     )
+    open_answer = "" if draft.insufficient else draft.direct
     scores, reasons = score_options(
-        state["objective"], choices, units, tools.vocabulary(), tools.text_similarities
-    )
+        state["objective"], choices, units, tools.vocabulary(), tools.text_similarities,
+        open_answer,
+    )  # fmt: skip
     letter = select(scores, is_negated(state["objective"]))
     llm = tools.llm
     if llm is not None and llm.enabled:

@@ -130,6 +130,7 @@ STOPWORDS = frozenset(
         "where",
         "which",
         "while",
+        "whether",
         "who",
         "whom",
         "why",
@@ -219,6 +220,16 @@ def tokens(text: str) -> list[str]:
     return found
 
 
+# Short forms technical prose writes for a unit or a noun ("40 pts", "30 secs",
+# "params"): they stem to the full word's stem, so "how many points" finds "40 pts".
+# Only unambiguous ones: "min" (minute or minimum) and "docs" (a folder name) are left.
+_SHORT_FORMS = {
+    "pt": "point", "pts": "point", "sec": "second", "secs": "second", "mins": "minut",
+    "hr": "hour", "hrs": "hour", "param": "paramet", "params": "paramet", "msg": "messag",
+    "msgs": "messag",
+}  # fmt: skip
+
+
 @lru_cache(maxsize=1 << 16)
 def stem(token: str) -> str:
     """A small suffix stripper: retire/retired/retirement, apply/applies, split/splitting.
@@ -229,6 +240,8 @@ def stem(token: str) -> str:
     No stemming library ships here; this folds the inflections that decide whether a
     question's word appears in a passage, and leaves identifiers and numbers alone.
     """
+    if token in _SHORT_FORMS:
+        return _SHORT_FORMS[token]
     if len(token) <= 4 or not token.isalpha():
         return token
     for suffix in (
