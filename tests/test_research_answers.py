@@ -792,3 +792,36 @@ def test_a_short_unit_counts_as_its_word() -> None:
         question, "Scoring",
     )  # fmt: skip
     assert composed is not None and composed.direct == "40 pts"
+
+
+def test_a_default_no_passage_binds_is_a_near_miss() -> None:
+    """A passage that only uses the asked setting (`depth >= fetch_max_depth`) states no
+    default for it; one that binds it does."""
+    question = "What is the default value of fetch_max_depth, the crawler's depth cap?"
+    used = _composed(
+        'depth >= fetch_max_depth → stop_reason="max_depth"', question, "Crawler > Loop"
+    )
+    assert used is not None and used.unbound_setting == "fetch_max_depth"
+    bound = _composed("fetch_max_depth: int = 4  # the crawler's depth cap", question, "Config")
+    assert bound is not None and bound.direct == "4" and bound.unbound_setting == ""
+
+
+def test_a_number_joined_to_a_noun_counts_it_and_is_no_setting() -> None:
+    """ "3-stage matching" counts stages; the fuzzy stage's cutoff is the 0.85 beside it,
+    while "80%-overlap" keeps its unit and stays a value."""
+    question = "What similarity cutoff does the fuzzy stage of merge_pages use?"
+    unit = "merge_pages() uses 3-stage matching: exact hash > fuzzy (0.85) > prefix."
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "0.85"
+    question = "What token-overlap level flags two fetches as duplicates?"
+    unit = "Tier 2 compares fetches; an 80%-token-overlap flags them as duplicates."
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "80%"
+
+
+def test_the_count_a_question_word_labels_wins_over_the_first() -> None:
+    composed = _composed(
+        "Page score parts: depth (25 pts, linear), freshness (40 pts, linear).",
+        "In the page score, how many points does freshness contribute?", "Scoring",
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "40 pts"

@@ -8,7 +8,7 @@ from agentcycle.agent.llm import LLMProvider, LLMSettings, make_provider
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import classify, is_negated, parse_choices
 from agentcycle.agent.research.injection import check_injection
-from agentcycle.agent.research.mc import score_options, select
+from agentcycle.agent.research.mc import matches_answer, score_options, select
 from agentcycle.agent.research.references import detect_references
 from agentcycle.agent.research.rewrite import rewrite_queries
 from agentcycle.agent.research.state import Citation, Evidence
@@ -293,3 +293,31 @@ def test_mc_takes_the_open_answer_and_an_options_bare_number() -> None:
     assert reasons["C"].startswith("stated")
     unchanged, _ = score_options(question, choices, units, vocabulary, answer="120 tokens")
     assert unchanged == without  # another unit's 120 names no option
+    assert matches_answer("40", "40 pts") and not matches_answer("40 s", "40 pts")
+
+
+def test_mc_reads_each_option_where_it_is_stated_beyond_the_questions_best_units() -> None:
+    """The question's best twelve units are all about recovery; the list stating two of
+    the options ranks below them, and is read anyway, once per option it names."""
+    from agentcycle.agent.research.node_finish import MC_UNITS, _mc_units
+
+    question = "Which of these is NOT a fix kind of the YAML-driven recovery analyzer?"
+    filler = [
+        Evidence(chunk_id=f"f{n}", file="d.md", text=f"The YAML-driven recovery analyzer "
+                 f"handles recovery case {n} with a fix of its kind.")
+        for n in range(MC_UNITS + 3)
+    ]  # fmt: skip
+    listing = Evidence(chunk_id="l", file="d.md", text="- `pick_value`: a fix for enums.")
+    vocabulary = Vocabulary.from_texts([e.text for e in [*filler, listing]])
+
+    class Vocabularies:  # the one ResearchTools method `_mc_units` reads
+        def vocabulary(self) -> Vocabulary:
+            return vocabulary
+
+    choices = {"A": "pick_value", "B": "swap_file"}
+    state = {"objective": question}
+    units = _mc_units(state, Vocabularies(), [*filler, listing], choices)  # type: ignore[arg-type]
+    assert len(units) == MC_UNITS + 1 and units[-1].text == listing.text
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert reasons["A"].startswith("stated") and reasons["B"].startswith("not stated")
+    assert select(scores, negated=True) == "B"

@@ -22,6 +22,7 @@ from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
     asked_label,
+    asked_name,
     asked_unit,
     counts_only_other_names,
     lists_only_other_items,
@@ -63,6 +64,7 @@ class Composition:
     shape_missing: bool = False  # the question's head fixes a form no good unit offers
     given_for_others: bool = False  # counts or items like the asked one, never the asked one
     cited: list[Scored] | None = None  # the units shown as evidence; None: all of `units`
+    unbound_setting: str = ""  # the named setting whose default no good unit states
 
     def citable(self) -> list[Scored]:
         """The evidence to show. Refusal checks read all of `units`, so leaving an
@@ -181,6 +183,29 @@ def _binds_a_named_setting(span: Span | None, question: str) -> bool:
     return "_" in name and name.lower() in question.lower()
 
 
+def _unbound_setting(
+    question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
+) -> str:
+    """The code name (`fetch_max_depth`) whose default the question asks for, when no
+    good unit states one for it: the lead's span is neither bound to the name nor a
+    marked default, and no table row beside the name holds it. A passage that uses the
+    name (`depth >= fetch_max_depth → stop`) without a value is a near-miss."""
+    if not expectation.asks_default:
+        return ""
+    name = asked_name(question, expectation)
+    if name is None or "_" not in name:
+        return ""
+    if _states_answer(lead.span, expectation):
+        return ""
+    lowered = name.lower()
+    for r in ranked[:COUNT_SEARCH]:
+        if _states_answer(r.span, expectation) or (
+            is_table_row(r.unit.text) and lowered in r.unit.text.lower()
+        ):
+            return ""
+    return name
+
+
 def _only_others_given(
     question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
 ) -> bool:
@@ -233,6 +258,7 @@ def compose(
         if stated is not None and stated.score >= best.score - _stated_margin(stated.span):
             lead = stated  # a unit that states the asked value outright wins
     given_for_others = _only_others_given(question, expectation, lead, ranked)
+    unbound = _unbound_setting(question, expectation, lead, ranked)
     units = [lead.unit]
     for r in ranked:
         if len(units) >= count:
@@ -253,8 +279,9 @@ def compose(
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     cited = [lead.unit, *(u for u in units[1:] if _on_topic(u, lead.unit, expectation))]
     return Composition(
-        direct, units, lead.span, missing, lead.score, shape_missing, given_for_others, cited
-    )
+        direct, units, lead.span, missing, lead.score, shape_missing, given_for_others, cited,
+        unbound,
+    )  # fmt: skip
 
 
 def _on_topic(unit: Scored, lead: Scored, expectation: Expectation) -> bool:

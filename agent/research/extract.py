@@ -69,6 +69,10 @@ _ASKS_DURATION = re.compile(
     r"\b(?:timeout|time-?out|duration|delay|interval|latency|wait)\b",
     re.IGNORECASE,
 )
+# "3-stage", "2-tier": a whole number joined to the noun it counts modifies what follows
+# ("80%-token-overlap" keeps its unit: a value)
+_COMPOUND_AFTER = re.compile(r"-[A-Za-z]")
+COMPOUND_MODIFIER = 0.6
 # "(1) the pinning check ... (2) a one-shot probe": enumerators count nothing
 _ENUMERATOR = re.compile(r"\((\d)\)")
 _SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
@@ -319,15 +323,21 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
     for match in _FOR_CASE.finditer(unit) if nouns else ():
         if _for_asked_case(match, question_terms):  # "vs 4 for simple"
             return Span(match.group(1), 0.95, f"{COUNTED}, given for the asked case")
-    for match in _NUMBER.finditer(unit) if nouns else ():
-        text = match.group(0).strip()
-        if (
-            counts_unit(unit, match.start(), text, nouns)
-            and not _in_question(text, question_norm, question_terms)
-            and not count_of_another_name(unit, match.start(), question)
-        ):
-            return Span(text, 0.95, COUNTED)
-    return None
+    counts = [
+        (match.start(), match.group(0).strip())
+        for match in (_NUMBER.finditer(unit) if nouns else ())
+        if counts_unit(unit, match.start(), match.group(0).strip(), nouns)
+        and not _in_question(match.group(0).strip(), question_norm, question_terms)
+        and not count_of_another_name(unit, match.start(), question)
+    ]
+    if not counts:
+        return None
+    # "R-free (40 pts), Map CC (30 pts)" for "how many points does R-free give": the
+    # count a question word labels; else the first. A labelled count outranks others.
+    terms = set(_question_words(question)[1])
+    labels = [_labelled(unit, at, len(text), terms, question_norm) for at, text in counts]
+    best = max(range(len(counts)), key=lambda i: (labels[i] > 0, -i))
+    return Span(counts[best][1], 0.9 + 0.1 * (labels[best] > 0), COUNTED)
 
 
 def _shaped_cell(
@@ -407,7 +417,9 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
     left = re.split(r"[,;]", unit[max(0, position - 30) : position])[-1]
     right = re.split(r"[,;]", unit[position + length : position + length + 30])[0]
     before = re.findall(r"[A-Za-z][\w-]*", left)[-1:]
-    after = re.findall(r"[A-Za-z][\w-]*", right)[:1]
+    # "3-stage matching": the joined word is what the number counts, not its label
+    counting = right.startswith("-") and unit[position : position + length].isdigit()
+    after = [] if counting else re.findall(r"[A-Za-z][\w-]*", right)[:1]
     if before and "_" in before[0]:
         if before[0].lower() in question:
             return 1.0
@@ -558,6 +570,9 @@ def from_sentence(
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
+            joined = _COMPOUND_AFTER.match(unit, position + len(text))
+            if joined and text.isdigit() and not counted:
+                fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting
             if asks_duration and _DURATION.search(text):
                 fit += 0.4  # "how long is the timeout": "30-second", not "(2)"
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):

@@ -59,12 +59,19 @@ def matches_answer(option: str, answer: str) -> bool:
     if said == offered:
         return True
     said_number, offered_number = _LEADING_NUMBER.match(said), _LEADING_NUMBER.match(offered)
-    return bool(
-        said_number
-        and offered_number
-        and said_number.group(1) == offered_number.group(1)
-        and said_number.end() == len(said)  # "120" alone, not "120 tokens" for "120 s"
+    if not (said_number and offered_number and said_number.group(1) == offered_number.group(1)):
+        return False
+    said_unit, offered_unit = said[said_number.end() :], offered[offered_number.end() :]
+    # "120" names "120 seconds" and "40 pts" names "40"; "120 tokens" is not "120 s"
+    return not said_unit.strip() or not offered_unit.strip() or (
+        content_terms(said_unit) == content_terms(offered_unit)
     )
+
+
+def option_named(option: str, text: str) -> bool:
+    """Whether a text states the option (or the bare number of "120 seconds")."""
+    lowered = normalise(text)
+    return any(_occurrences(needle, lowered) for needle, _ in _needles(option))
 
 
 def score_options(

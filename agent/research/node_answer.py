@@ -135,6 +135,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"evidence never names {composed.focus_missing}")
     if composed and composed.shape_missing:
         reasons.append(f"no span of the shape a {expectation.head!r} has")
+    if composed and composed.unbound_setting:
+        reasons.append(f"no passage states a default for {composed.unbound_setting}")
     if composed and composed.given_for_others:
         reasons.append("the evidence gives what is asked only for other names or items")
     unknown = unknown_names(state["objective"], tools.vocabulary())

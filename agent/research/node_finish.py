@@ -12,7 +12,7 @@ from langchain_core.runnables import RunnableConfig
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import is_negated
 from agentcycle.agent.research.compose import render
-from agentcycle.agent.research.mc import score_options, select
+from agentcycle.agent.research.mc import option_named, score_options, select
 from agentcycle.agent.research.node_answer import _pool_evidence
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
@@ -27,8 +27,40 @@ from agentcycle.agent.research.tools import ResearchTools
 _tools, _config = tools_of, config_of
 
 
-def _mc_units(state: ResearchState, tools: ResearchTools, evidence: list[Evidence]) -> list[Scored]:
-    return score_units(state["objective"], evidence, tools.vocabulary())[:12]
+MC_UNITS = 12  # the best units for the question; each option adds its own best two
+
+
+def _mc_units(
+    state: ResearchState, tools: ResearchTools, evidence: list[Evidence], choices: dict[str, str]
+) -> list[Scored]:
+    """The question's best units, and each option's best units that name the option, so
+    an option stated far down the ranking is still read where it is stated."""
+    ranked = score_units(state["objective"], evidence, tools.vocabulary())
+    units = ranked[:MC_UNITS]
+    for option in choices.values():
+        naming = [u for u in ranked[MC_UNITS:] if option_named(option, u.text)][:2]
+        units += [u for u in naming if u not in units]
+    return units
+
+
+OPTION_PASSAGES = 2  # chunks looked up per option, by its words with the question's
+
+
+def _with_option_passages(
+    state: ResearchState, tools: ResearchTools, evidence: list[Evidence], choices: dict[str, str]
+) -> list[Evidence]:
+    """The pooled evidence plus, for each option, the chunks whose sentences best match
+    the question with that option (BM25 per sentence). The research saw the question
+    only ("MC isolation"); whether an option is stated may sit in a list the question's
+    words alone did not reach ("- 'count', 'quantity', 'total cells'")."""
+    seen = {e.chunk_id for e in evidence}
+    found = list(evidence)
+    for option in choices.values():
+        for hit in tools.search_units(f"{state['objective']} {option}", OPTION_PASSAGES):
+            if hit.chunk_id not in seen:
+                seen.add(hit.chunk_id)
+                found.append(hit)
+    return found
 
 
 def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
@@ -44,8 +76,8 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
             for c in draft.citations
         ]
     else:
-        evidence = _pool_evidence(state)
-    units = _mc_units(state, tools, evidence)
+        evidence = _with_option_passages(state, tools, _pool_evidence(state), choices)
+    units = _mc_units(state, tools, evidence, choices)
     tools.prepare(
         [f"{state['objective']} {option}" for option in choices.values()]
         + [u.text for u in units[:3]]
