@@ -825,3 +825,15 @@ def test_the_count_a_question_word_labels_wins_over_the_first() -> None:
         "In the page score, how many points does freshness contribute?", "Scoring",
     )  # fmt: skip
     assert composed is not None and composed.direct == "40 pts"
+
+
+def test_a_separate_question_pointing_back_with_that_noun_is_split_at_its_sentence() -> None:
+    """ "One fetcher has no retry budget. Which flag disables that same fetcher?": the
+    first sentence describes the bridge, the second asks about it; a question whose
+    "it" is the context's own subject stays whole."""
+    assert split_bridge(
+        "One fetcher has no retry budget. Which flag disables that same fetcher?"
+    ) == ("One fetcher has no retry budget.", "Which flag disables that same fetcher?")
+    assert split_bridge(
+        "The ranker keeps a shortlist of passages. How many does it keep per step?"
+    ) is None

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agentcycle.agent.research.classify import back_reference, last_sentence_split
 from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
 
 AnswerType = Literal[
@@ -302,7 +303,9 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     part points back ("its", "that program"); it must start with (or soon reach) a
     wh-word. A context sentence before a separate question ("X reranks 20 documents.
     How many does it keep?") is left whole: there the context is the subject itself,
-    and ranking without it loses the passage that answers.
+    and ranking without it loses the passage that answers. A separate question that
+    points back with "that/this <noun>" ("forces a specific tool after X. Which model
+    does that tool use?") is split there: the earlier sentence describes the bridge.
     """
     text = question.strip()
     parts: tuple[str, str] | None = None
@@ -315,6 +318,8 @@ def split_bridge(question: str) -> tuple[str, str] | None:
         if commas and _BACK_REFERENCE.search(text[commas[-1].end() :]):
             cut = commas[-1]
             parts = (text[: cut.start()], text[cut.end() :])
+    if parts is None and back_reference(text):
+        parts = last_sentence_split(text)  # "… a tool after X. Which model does that tool use?"
     if parts is None:
         return None
     context, asking = parts[0].strip(), parts[1].strip()

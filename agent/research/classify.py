@@ -18,7 +18,9 @@ from agentcycle.agent.research.text import QUESTION_WORDS, STOPWORDS
 _CHOICE_LINE = re.compile(r"^\s*\(?([A-Ha-h])[).:]\s+(.+?)\s*$", re.MULTILINE)
 _CHOICES_BLOCK = re.compile(r"\n\s*(answer )?choices?:.*$", re.IGNORECASE | re.DOTALL)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")
-_DEMONSTRATIVE = re.compile(r"\b(that|this|those|these|such)\s+([a-z][a-z-]+)", re.IGNORECASE)
+_DEMONSTRATIVE = re.compile(
+    r"\b(that|this|those|these|such)\s+(?:same\s+)?([a-z][a-z-]+)", re.IGNORECASE
+)
 _BRIDGE_CLAUSES = (
     re.compile(r"\bwhose\b", re.IGNORECASE),
     re.compile(
@@ -64,10 +66,27 @@ def classify(objective: str) -> tuple[str, str]:
         match = pattern.search(objective)
         if match:
             return "multi_hop", f"bridging clause {match.group(0)!r}"
-    sentences = [s for s in _SENTENCES.split(objective.strip()) if s.strip()]
-    if len(sentences) >= 2:
-        for match in _DEMONSTRATIVE.finditer(sentences[-1]):
-            noun = match.group(2).lower()
-            if noun not in STOPWORDS and noun not in QUESTION_WORDS:
-                return "multi_hop", f"back-reference {match.group(0)!r} to an earlier sentence"
+    pointer = back_reference(objective)
+    if pointer:
+        return "multi_hop", f"back-reference {pointer!r} to an earlier sentence"
     return "simple", "one fact asked about named things"
+
+
+def back_reference(question: str) -> str:
+    """ "that tool", "this mode" in the asking sentence of a question of several
+    sentences: it points at an entity an earlier sentence describes without naming
+    ("forces a specific tool after X. Which model does that tool use?"); '' if none."""
+    sentences = [s for s in _SENTENCES.split(question.strip()) if s.strip()]
+    if len(sentences) < 2:
+        return ""
+    for match in _DEMONSTRATIVE.finditer(sentences[-1]):
+        noun = match.group(2).lower()
+        if noun not in STOPWORDS and noun not in QUESTION_WORDS:
+            return match.group(0)
+    return ""
+
+
+def last_sentence_split(question: str) -> tuple[str, str]:
+    """(the sentences before the asking one, the asking sentence)."""
+    sentences = [s for s in _SENTENCES.split(question.strip()) if s.strip()]
+    return " ".join(sentences[:-1]), sentences[-1]
