@@ -91,9 +91,9 @@ def score_options(
     counted = asked_unit(objective)
     scores: dict[str, float] = {}
     reasons: dict[str, str] = {}
+    answered = [k for k, v in choices.items() if matches_answer(v, answer)]
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
-        needle_chars = len(normalise(option))
         # "all 3 queries" is weak support for 3 when the question counts passages
         other_counts = bool(counted) and option.strip().replace(".", "").isdigit()
         window_terms = [t for t in terms if t not in option_terms]
@@ -101,28 +101,25 @@ def score_options(
         for unit in units:
             text = normalise(unit.text)
             for needle, weight in _needles(option):
+                length = len(normalise(needle))
                 for position in _occurrences(needle, text):
-                    window = text[
-                        max(0, position - WINDOW_CHARS) : position + len(needle) + WINDOW_CHARS
-                    ]
-                    near = present_terms(window_terms, window)
+                    start, end = max(0, position - WINDOW_CHARS), position + length + WINDOW_CHARS
+                    near = present_terms(window_terms, text[start:end])
                     proximity = sum(vocabulary.idf(t) for t in near) / total
                     value = weight * (0.5 * unit.score + 0.5 * proximity)
-                    end = position + (needle_chars if weight == 1.0 else len(needle))
-                    if other_counts and counts_another_noun(text, end, counted):
+                    if other_counts and counts_another_noun(text, position + length, counted):
                         value *= OTHER_COUNT
                     if value > best:
                         best, where = value, unit.text
-        answered = [k for k, v in choices.items() if matches_answer(v, answer)]
-        if answered == [letter]:
+        if answered == [letter]:  # only when the open answer names one option
             best += ANSWERED
-            where = where or f"the answer found without the options: {answer}"
         scores[letter] = best
-        reasons[letter] = (
-            f"stated in evidence: {where[:160]!r}"
-            if where
-            else "not stated in the retrieved evidence"
-        )
+        if where:
+            reasons[letter] = f"stated in evidence: {where[:160]!r}"
+        elif answered == [letter]:
+            reasons[letter] = f"named by the answer found without the options: {answer!r}"
+        else:
+            reasons[letter] = "not stated in the retrieved evidence"
     if similarity is not None and units:
         texts = [u.text for u in units[:3]]
         for letter, option in choices.items():

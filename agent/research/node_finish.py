@@ -77,6 +77,9 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
         ]
     else:
         evidence = _with_option_passages(state, tools, _pool_evidence(state), choices)
+        counters = state["counters"].model_copy()
+        counters.retrieval_calls += len(choices)  # one sentence search per option
+        update["counters"] = counters
     units = _mc_units(state, tools, evidence, choices)
     tools.prepare(
         [f"{state['objective']} {option}" for option in choices.values()]
