@@ -837,3 +837,14 @@ def test_a_separate_question_pointing_back_with_that_noun_is_split_at_its_senten
     assert split_bridge(
         "The ranker keeps a shortlist of passages. How many does it keep per step?"
     ) is None
+
+
+def test_a_count_written_as_a_word_or_past_a_modifier_counts_the_asked_noun() -> None:
+    from agentcycle.agent.research.explicit_value import counts_unit
+
+    question = "How many requests per page does the crawler send when retries engage?"
+    unit = "- Two HTTP requests per page when retries engage (fetch + check)"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "Two"
+    assert counts_unit("sends 2 HTTP requests", 6, "2", {"request"})
+    assert not counts_unit("3 failures per request", 0, "3", {"request"})  # past "per"

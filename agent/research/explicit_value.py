@@ -220,12 +220,29 @@ def counts_another_noun(text: str, end: int, counted: AbstractSet[str]) -> bool:
     return not any(w and stem(w.lower()) in counted for w in words.groups())
 
 
+# Counts written as words: "Two LLM calls per cycle" answers "how many calls".
+WORD_NUMBER = re.compile(
+    r"(?<![\w-])(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
 def counts_unit(unit: str, position: int, text: str, nouns: set[str]) -> bool:
-    """Whether the number `text` at `position` is directly followed by the asked noun:
-    "17 templates", "(~1100 tests)", "10-30 words"."""
-    after = text + unit[position + len(text) : position + len(text) + 30]
-    word = re.match(r"\s*([A-Za-z][\w-]*)", re.sub(r"^[^\d]*[\d.,\s–-]+", "", after))
-    return word is not None and stem(word.group(1).lower()) in nouns  # not past a "|"
+    """Whether the number `text` at `position` is followed by the asked noun, directly or
+    past a modifier or two: "17 templates", "(~1100 tests)", "10-30 words", "Two LLM
+    calls"; not past a stopword ("3 failures per call") or a table cell's "|"."""
+    rest = unit[position + len(text) : position + len(text) + 40]
+    if not WORD_NUMBER.fullmatch(text):
+        rest = re.sub(r"^[^\d]*[\d.,\s–-]+", "", text + rest)
+    words = _NEXT_WORDS.match(rest)
+    if words is None:
+        return False
+    for word in words.groups():
+        if not word or word.lower() in STOPWORDS:
+            return False
+        if stem(word.lower()) in nouns:
+            return True
+    return False
 
 
 _COUNT = re.compile(r"(?<![\w.])[~≈]?\d[\d,.]*")

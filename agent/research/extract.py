@@ -22,6 +22,7 @@ from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
+    WORD_NUMBER,
     asked_label,
     asked_name,
     asked_unit,
@@ -323,9 +324,10 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
     for match in _FOR_CASE.finditer(unit) if nouns else ():
         if _for_asked_case(match, question_terms):  # "vs 4 for simple"
             return Span(match.group(1), 0.95, f"{COUNTED}, given for the asked case")
+    numbers = [*_NUMBER.finditer(unit), *WORD_NUMBER.finditer(unit)] if nouns else []
     counts = [
         (match.start(), match.group(0).strip())
-        for match in (_NUMBER.finditer(unit) if nouns else ())
+        for match in sorted(numbers, key=lambda m: m.start())
         if counts_unit(unit, match.start(), match.group(0).strip(), nouns)
         and not _in_question(match.group(0).strip(), question_norm, question_terms)
         and not count_of_another_name(unit, match.start(), question)
