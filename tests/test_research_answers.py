@@ -848,3 +848,45 @@ def test_a_count_written_as_a_word_or_past_a_modifier_counts_the_asked_noun() ->
     assert span is not None and span.text == "Two"
     assert counts_unit("sends 2 HTTP requests", 6, "2", {"request"})
     assert not counts_unit("3 failures per request", 0, "3", {"request"})  # past "per"
+
+
+def test_a_boolean_cell_answers_a_yes_no_question_about_its_row() -> None:
+    table = (
+        "| Parameter | Default | Description |\n|---|---|---|\n"
+        "| `stop_on_warnings` | `False` | Also stop on warnings (slow mirrors) |\n"
+    )
+    row = table.splitlines()[2]
+    question = "Is it true that, by default, the crawler stops when it sees only warnings?"
+    span = extract(row, table, question, expect(question))
+    assert span is not None and span.text == "False"
+    other = "| `mirror_stale` | 212 | crawl_issue |"  # a number is no yes or no
+    assert extract(other, other, question, expect(question)) is None
+
+
+def test_flagged_as_and_name_the_ask_like_which() -> None:
+    """ "which tool is flagged as recommended (rather than mandatory)" reads the flag
+    after "as"; "Name the test file that …" asks like "which test file"."""
+    unit = "Fetcher_Tool (MANDATORY) ↓ Parser_Tool (MANDATORY) ↓ Summary_Tool (RECOMMENDED)"
+    question = "In the crawl chain, which tool is flagged as recommended rather than mandatory?"
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "Summary_Tool"
+    question = "Name the test file that checks the crawler's enforcement of Parser_Tool."
+    assert expect(question).head == "file"
+    unit = "The suite `tests/test_parser_enforcement.py` checks that Parser_Tool runs."
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "tests/test_parser_enforcement.py"
+
+
+def test_a_name_before_the_asking_clause_only_places_it() -> None:
+    """ "Once MIN_VERSION is bumped, how long …" asks a duration the diagram gives, not
+    MIN_VERSION's value; byte and month units stay with their number."""
+    question = "Once MIN_VERSION is bumped, how long do old clients get a soft warning?"
+    composed = _composed(
+        "Today MIN_VERSION = 1 (accept everything). After a bump, old clients get a soft "
+        "warning for 6 months, then a hard rejection.", question, "Versions > Lifecycle",
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "6 months"
+    question = "How big a header must a map test file have?"
+    unit = "Map files need a valid 1024-byte header to pass the check."
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.text == "1024-byte"

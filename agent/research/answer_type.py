@@ -397,9 +397,13 @@ def head_noun(clause: str) -> str:
     return stem(phrase[-1].rsplit("-", 1)[-1]) if phrase else ""
 
 
+# "Name the test file that …", "Give the flag …": an imperative asks like "which"
+_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:name|give|state|identify)\s+the\s+", re.IGNORECASE)
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
-    clause = main_clause(question)
+    clause = _IMPERATIVE.sub("Which ", main_clause(question))
     head = head_noun(clause)
     kind, focus, asks_default = _classify_answer(clause, head)
     return Expectation(kind, focus, asks_default, head)

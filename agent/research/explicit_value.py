@@ -17,7 +17,7 @@ import re
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
-from agentcycle.agent.research.answer_type import Expectation, main_clause
+from agentcycle.agent.research.answer_type import Expectation, asking_part, main_clause
 from agentcycle.agent.research.text import STOPWORDS, stem
 
 BOUND = "value bound to"  # Span.how prefixes: compose prefers these spans
@@ -73,7 +73,8 @@ def asked_name(question: str, expectation: Expectation) -> str | None:
     """The setting whose value the question asks for — `reference_token_budget` in "what
     is the default reference_token_budget" — or None when it asks something else about
     a name ("which function reads X", "where is X defined")."""
-    clause = main_clause(question)
+    # "Once MAX_X is bumped, how long …": a name before the asking clause places it
+    clause = asking_part(main_clause(question))
     for match in _QUESTION_NAME.finditer(clause):
         name = (match.group(1) or match.group(2)).strip("`")
         before = clause[: match.start()]

@@ -58,12 +58,14 @@ _NUMBER = re.compile(
     r"(?:[<>≤≥~]=?\s*)?(?<![\w.])\d+(?:[.,]\d+)?(?:\s*(?:[-–]|to)\s*\d+(?:[.,]\d+)?)?"
     r"(?:(?:\s*|-)(?:%|Å|MB|GB|KB|[KMB]\b|ms\b|s\b|seconds?|minutes?|hours?|days?|tokens?|"
     r"words?|cycles?|steps?|chunks?|times|calls|sentences|rules|templates|tests|passages|"
-    r"candidates|points|pts\b|×))?"
+    r"candidates|points|pts\b|bytes?|weeks?|months?|years?|×))?"
     r"(?![\w])"
 )
 # "30-second", "2 min", "~5 s": a number that is a duration, for "how long" and timeouts
 _DURATION = re.compile(
-    r"\d(?:\s*|-)(?:ms|s|sec|secs|seconds?|min|mins|minutes?|hours?|h|hrs?|days?)$", re.IGNORECASE
+    r"\d(?:\s*|-)(?:ms|s|sec|secs|seconds?|min|mins|minutes?|hours?|h|hrs?|days?|weeks?|"
+    r"months?|years?)$",
+    re.IGNORECASE,
 )
 _ASKS_DURATION = re.compile(
     r"\bhow long\b(?!.*\b(?:words?|sentences?|tokens?|characters?|chars|lines?|pages?)\b)|"
@@ -76,6 +78,7 @@ _COMPOUND_AFTER = re.compile(r"-[A-Za-z]")
 COMPOUND_MODIFIER = 0.6
 # "(1) the pinning check ... (2) a one-shot probe": enumerators count nothing
 _ENUMERATOR = re.compile(r"\((\d)\)")
+_BOOLEAN = re.compile(r"true|false|yes|no|on|off|enabled|disabled", re.IGNORECASE)
 _SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
@@ -380,6 +383,8 @@ def _shaped_cell(
 
 
 def _fits(value: str, kind: str) -> float:
+    if kind == "yes_no":  # a table answers yes or no with a boolean cell only
+        return 1.0 if _BOOLEAN.fullmatch(value.strip("` *")) else 0.0
     if kind == "number":
         return 1.0 if _NUMBER.search(value) else 0.0
     if kind in ("identifier", "list"):
@@ -495,6 +500,12 @@ def _named_by_head(unit: str, position: int, length: int, *heads: str) -> bool:
 _WHICH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3})", re.IGNORECASE)
 
 
+_FLAGGED_AS = re.compile(
+    r"\b(?:flagged|marked|labell?ed|tagged|listed|annotated)\s+as\s+(?:an?\s+)?([A-Za-z][\w-]+)",
+    re.IGNORECASE,
+)
+
+
 def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
     """Stems of the words between "which" and the asked noun: "mandatory" in "which
     MANDATORY tool", "plan" in "which plan template"."""
@@ -504,6 +515,9 @@ def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
     if match is None:
         return ()
     words = [stem(w.lower()) for w in match.group(1).split()]
+    flagged = _FLAGGED_AS.search(main_clause(question))
+    if flagged:  # "which tool is flagged as recommended (rather than mandatory)"
+        return (stem(flagged.group(1).lower()),)
     if head not in words:
         return ()
     return tuple(w for w in words[: words.index(head)] if w not in STOPWORDS and len(w) > 2)
