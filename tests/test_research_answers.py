@@ -66,6 +66,12 @@ def _composed(
     return compose(question, evidence, vocabulary, expect(question))
 
 
+def _extracted(unit: str, question: str, chunk: str | None = None) -> str | None:
+    """The span `extract` takes from one unit (its own chunk unless given), or None."""
+    span = extract(unit, unit if chunk is None else chunk, question, expect(question))
+    return None if span is None else span.text
+
+
 def test_question_set_has_the_promised_mix_and_validates() -> None:
     data = _questions()
     kinds = Counter(q["type"] for q in data["questions"])
@@ -137,12 +143,10 @@ def test_focus_names_what_is_asked_for() -> None:
 def test_table_row_reads_the_column_the_question_names() -> None:
     row = "| `MAX_TOOL_CALLS` | 5 | Prevent infinite loops |"
     question = "What is the value of MAX_TOOL_CALLS?"
-    span = extract(row, TABLE, question, expect(question))
-    assert span is not None and span.text == "5"
+    assert _extracted(row, question, TABLE) == "5"
     role = "| **Log summarization** | `get_cheap_llm()` | qwen2.5:7b | gemini-2.5-flash-lite |"
     question = "Which ollama model is the default for log summarization?"
-    span = extract(role, ROLES, question, expect(question))
-    assert span is not None and span.text == "qwen2.5:7b"
+    assert _extracted(role, question, ROLES) == "qwen2.5:7b"
 
 
 def test_the_noun_asked_for_picks_the_span_beside_it() -> None:
@@ -152,11 +156,9 @@ def test_the_noun_asked_for_picks_the_span_beside_it() -> None:
     assert expect("Which programs prefer half-maps, dropping the full map?").head == "program"
     unit = "Rules mode replaces the LLM call in the PLAN node with `Selector` (via mock_plan)."
     question = "Which node is that?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "PLAN"
+    assert _extracted(unit, question) == "PLAN"
     question = "Which class is that?"  # no word beside PLAN names a class
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "Selector"
+    assert _extracted(unit, question) == "Selector"
     excluded = extract(unit, unit, question, expect(question), frozenset({"selector"}))
     assert excluded is not None and excluded.text != "Selector"
 
@@ -164,15 +166,13 @@ def test_the_noun_asked_for_picks_the_span_beside_it() -> None:
 def test_a_number_is_named_by_its_own_label_not_the_next_items() -> None:
     unit = "The run used SAD phasing, truncating to 2.5 Å, wavelength 0.9792 Å, and ~5 sites."
     question = "What wavelength did the agent use for the SAD run?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "0.9792 Å"
+    assert _extracted(unit, question) == "0.9792 Å"
 
 
 def test_sentence_gives_the_default_value_not_the_question_words() -> None:
     question = "What is the default value of Max cycles?"
     unit = "The maximum number of programs the agent will run (default: 20)."
-    span = extract(unit, PROSE, question, expect(question))
-    assert span is not None and span.text == "20"
+    assert _extracted(unit, question, PROSE) == "20"
 
 
 def test_table_row_becomes_column_value_prose() -> None:
@@ -358,11 +358,9 @@ def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
     """The row holds three variables; "(upstream model)" beside one says which."""
     row = PROVIDERS.splitlines()[2]
     question = "Which environment variable sets the upstream model of acme?"
-    span = extract(row, PROVIDERS, question, expect(question))
-    assert span is not None and span.text == "ACME_MODEL"
+    assert _extracted(row, question, PROVIDERS) == "ACME_MODEL"
     question = "Which environment variables are required for acme?"
-    span = extract(row, PROVIDERS, question, expect(question))
-    assert span is not None and span.text == "ACME_API_KEY, ACME_URL"
+    assert _extracted(row, question, PROVIDERS) == "ACME_API_KEY, ACME_URL"
 
 
 def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:
@@ -405,8 +403,7 @@ def test_a_number_counting_another_noun_does_not_answer_how_many() -> None:
         ("Tests of the crawler: 40 files, 1100 unit tests.",
          "How many tests cover the crawler?", "1100"),
     ):  # fmt: skip
-        span = extract(unit, unit, question, expect(question))
-        assert span is not None and span.text == answer, question
+        assert _extracted(unit, question) == answer, question
 
 
 def test_key_entities_must_be_named_by_the_cited_passages() -> None:
@@ -459,8 +456,7 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
 def test_the_value_bound_to_the_named_setting_is_the_answer(
     unit: str, question: str, answer: str
 ) -> None:
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == answer
+    assert _extracted(unit, question) == answer
 
 
 def test_conditions_and_calls_bind_no_value() -> None:
@@ -470,8 +466,7 @@ def test_conditions_and_calls_bind_no_value() -> None:
         "Depth is checked by crawl_depth(page) before every fetch.",
         "The crawl_depth is used to stop early.",
     ):
-        span = extract(unit, unit, question, expect(question))
-        assert span is None or span.text not in {"none", "full", "page", "used"}, unit
+        assert _extracted(unit, question) not in {"none", "full", "page", "used"}, unit
 
 
 def test_a_lead_in_sentence_speaks_for_the_block_it_introduces() -> None:
@@ -620,8 +615,7 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == answer
+    assert _extracted(unit, question) == answer
 
 
 @pytest.mark.parametrize(
@@ -651,8 +645,7 @@ def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -
 )  # fmt: skip
 def test_the_row_states_the_answer(table: str, question: str, answer: str) -> None:
     row = table.splitlines()[-1]
-    span = extract(row, table, question, expect(question))
-    assert span is not None and span.text == answer
+    assert _extracted(row, question, table) == answer
 
 
 def test_a_version_token_names_the_release_asked_for() -> None:
@@ -773,12 +766,10 @@ def test_how_long_prefers_a_duration_and_skips_enumerators() -> None:
         "The check runs (1) a config lint and (2) a health probe, wrapped in a "
         "45-second timeout."
     )
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "45-second"
+    assert _extracted(unit, question) == "45-second"
     lone = "The fuzzy pass keeps pages above (3) hits."  # one "(3)" is a value, not a list
-    span = extract(lone, lone, "How many hits does the fuzzy pass need?", expect(
-        "How many hits does the fuzzy pass need?"))
-    assert span is not None and span.text.startswith("3")
+    hits = _extracted(lone, "How many hits does the fuzzy pass need?")
+    assert hits is not None and hits.startswith("3")
 
 
 def test_a_short_unit_counts_as_its_word() -> None:
@@ -811,12 +802,10 @@ def test_a_number_joined_to_a_noun_counts_it_and_is_no_setting() -> None:
     while "80%-overlap" keeps its unit and stays a value."""
     question = "What similarity cutoff does the fuzzy stage of merge_pages use?"
     unit = "merge_pages() uses 3-stage matching: exact hash > fuzzy (0.85) > prefix."
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "0.85"
+    assert _extracted(unit, question) == "0.85"
     question = "What token-overlap level flags two fetches as duplicates?"
     unit = "Tier 2 compares fetches; an 80%-token-overlap flags them as duplicates."
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "80%"
+    assert _extracted(unit, question) == "80%"
 
 
 def test_the_count_a_question_word_labels_wins_over_the_first() -> None:
@@ -844,8 +833,7 @@ def test_a_count_written_as_a_word_or_past_a_modifier_counts_the_asked_noun() ->
 
     question = "How many requests per page does the crawler send when retries engage?"
     unit = "- Two HTTP requests per page when retries engage (fetch + check)"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "Two"
+    assert _extracted(unit, question) == "Two"
     assert counts_unit("sends 2 HTTP requests", 6, "2", {"request"})
     assert not counts_unit("3 failures per request", 0, "3", {"request"})  # past "per"
 
@@ -857,8 +845,7 @@ def test_a_boolean_cell_answers_a_yes_no_question_about_its_row() -> None:
     )
     row = table.splitlines()[2]
     question = "Is it true that, by default, the crawler stops when it sees only warnings?"
-    span = extract(row, table, question, expect(question))
-    assert span is not None and span.text == "False"
+    assert _extracted(row, question, table) == "False"
     other = "| `mirror_stale` | 212 | crawl_issue |"  # a number is no yes or no
     assert extract(other, other, question, expect(question)) is None
 
@@ -868,13 +855,11 @@ def test_flagged_as_and_name_the_ask_like_which() -> None:
     after "as"; "Name the test file that …" asks like "which test file"."""
     unit = "Fetcher_Tool (MANDATORY) ↓ Parser_Tool (MANDATORY) ↓ Summary_Tool (RECOMMENDED)"
     question = "In the crawl chain, which tool is flagged as recommended rather than mandatory?"
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "Summary_Tool"
+    assert _extracted(unit, question) == "Summary_Tool"
     question = "Name the test file that checks the crawler's enforcement of Parser_Tool."
     assert expect(question).head == "file"
     unit = "The suite `tests/test_parser_enforcement.py` checks that Parser_Tool runs."
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "tests/test_parser_enforcement.py"
+    assert _extracted(unit, question) == "tests/test_parser_enforcement.py"
 
 
 def test_a_name_before_the_asking_clause_only_places_it() -> None:
@@ -888,5 +873,4 @@ def test_a_name_before_the_asking_clause_only_places_it() -> None:
     assert composed is not None and composed.direct == "6 months"
     question = "How big a header must a map test file have?"
     unit = "Map files need a valid 1024-byte header to pass the check."
-    span = extract(unit, unit, question, expect(question))
-    assert span is not None and span.text == "1024-byte"
+    assert _extracted(unit, question) == "1024-byte"

@@ -12,7 +12,7 @@ from agentcycle.agent.research.mc import matches_answer, score_options, select
 from agentcycle.agent.research.references import detect_references
 from agentcycle.agent.research.rewrite import rewrite_queries
 from agentcycle.agent.research.state import Citation, Evidence
-from agentcycle.agent.research.synthesize import cite, pick, score_units
+from agentcycle.agent.research.synthesize import Scored, cite, pick, score_units
 from agentcycle.agent.research.text import Vocabulary, normalise, sentences, stem
 from agentcycle.agent.research.validate import check, parse_constraints
 from agentcycle.cli.ask import parse_choice_options
@@ -136,15 +136,24 @@ def test_mc_picks_the_stated_option_and_the_odd_one_out() -> None:
     assert select(scores, negated=True) == "C"
 
 
+def _one_passage_units(
+    text: str, question: str, other_texts: list[str]
+) -> tuple[list[Scored], Vocabulary]:
+    """The question's scored units of one passage, over a vocabulary of it and others."""
+    vocabulary = Vocabulary.from_texts([text, *other_texts])
+    evidence = [Evidence(chunk_id="c1", file="d.md", text=text)]
+    return score_units(question, evidence, vocabulary), vocabulary
+
+
 def test_mc_number_counting_another_noun_is_weak_support() -> None:
     text = (
         "Pools page candidates from all 3 mirrors, deduplicates by URL, ranks the full "
         "pool against the main query, keeps the top 5."
     )
-    evidence = [Evidence(chunk_id="c1", file="d.md", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "the crawler fetches pages", "mirrors"])
     question = "How many pages does multi-mirror crawling keep after ranking pooled candidates?"
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _one_passage_units(
+        text, question, ["the crawler fetches pages", "mirrors"]
+    )
     scores, _ = score_options(question, {"A": "3", "B": "5", "C": "8"}, units, vocabulary)
     assert select(scores, negated=False) == "B"  # "3 mirrors" counts mirrors, not pages
 
@@ -281,10 +290,8 @@ def test_mc_takes_the_open_answer_and_an_options_bare_number() -> None:
         "PLAN_TIMEOUT = int(os.getenv('PLAN_TIMEOUT', '300')) # 5 min "
         "EMBED_TIMEOUT = int(os.getenv('EMBED_TIMEOUT', '120')) # 2 min"
     )
-    evidence = [Evidence(chunk_id="c1", file="d.md", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     question = "What is the default EMBED_TIMEOUT?"
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more other words"])
     choices = {"A": "60 seconds", "B": "300 seconds", "C": "120 seconds", "D": "600 seconds"}
     without, _ = score_options(question, choices, units, vocabulary)
     assert without["A"] == without["D"] == 0.0 and without["C"] > 0  # found by its number

@@ -354,10 +354,11 @@ def _focus(clause: str) -> list[str]:
     Words naming the answer's kind ("which *model*") and verbs are left out; when the
     phrase is only generic ("what is the default value of X"), X's words are the focus.
     """
-    match = _WH.search(asking_part(clause))
+    asking = asking_part(clause)
+    match = _WH.search(asking)
     if not match:
         return []
-    words = re.split(r"\s+", asking_part(clause)[match.end() :].strip())
+    words = re.split(r"\s+", asking[match.end() :].strip())
     phrase = _phrase_after(words, counted=match.group(0).lower() in ("how many", "how much"))
     terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
     if not terms:

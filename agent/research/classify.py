@@ -76,7 +76,7 @@ def back_reference(question: str) -> str:
     """ "that tool", "this mode" in the asking sentence of a question of several
     sentences: it points at an entity an earlier sentence describes without naming
     ("forces a specific tool after X. Which model does that tool use?"); '' if none."""
-    sentences = [s for s in _SENTENCES.split(question.strip()) if s.strip()]
+    sentences = _sentences_of(question)
     if len(sentences) < 2:
         return ""
     for match in _DEMONSTRATIVE.finditer(sentences[-1]):
@@ -88,5 +88,9 @@ def back_reference(question: str) -> str:
 
 def last_sentence_split(question: str) -> tuple[str, str]:
     """(the sentences before the asking one, the asking sentence)."""
-    sentences = [s for s in _SENTENCES.split(question.strip()) if s.strip()]
+    sentences = _sentences_of(question)
     return " ".join(sentences[:-1]), sentences[-1]
+
+
+def _sentences_of(question: str) -> list[str]:
+    return [s for s in _SENTENCES.split(question.strip()) if s.strip()]

@@ -328,12 +328,13 @@ def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span |
         if _for_asked_case(match, question_terms):  # "vs 4 for simple"
             return Span(match.group(1), 0.95, f"{COUNTED}, given for the asked case")
     numbers = [*_NUMBER.finditer(unit), *WORD_NUMBER.finditer(unit)] if nouns else []
+    found = sorted((m.start(), m.group(0).strip()) for m in numbers)
     counts = [
-        (match.start(), match.group(0).strip())
-        for match in sorted(numbers, key=lambda m: m.start())
-        if counts_unit(unit, match.start(), match.group(0).strip(), nouns)
-        and not _in_question(match.group(0).strip(), question_norm, question_terms)
-        and not count_of_another_name(unit, match.start(), question)
+        (at, text)
+        for at, text in found
+        if counts_unit(unit, at, text, nouns)
+        and not _in_question(text, question_norm, question_terms)
+        and not count_of_another_name(unit, at, question)
     ]
     if not counts:
         return None
@@ -514,10 +515,10 @@ def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
     match = _WHICH_PHRASE.search(main_clause(question))
     if match is None:
         return ()
-    words = [stem(w.lower()) for w in match.group(1).split()]
     flagged = _FLAGGED_AS.search(main_clause(question))
     if flagged:  # "which tool is flagged as recommended (rather than mandatory)"
         return (stem(flagged.group(1).lower()),)
+    words = [stem(w.lower()) for w in match.group(1).split()]
     if head not in words:
         return ()
     return tuple(w for w in words[: words.index(head)] if w not in STOPWORDS and len(w) > 2)

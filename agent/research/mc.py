@@ -68,10 +68,10 @@ def matches_answer(option: str, answer: str) -> bool:
     )
 
 
-def option_named(option: str, text: str) -> bool:
-    """Whether a text states the option (or the bare number of "120 seconds")."""
-    lowered = normalise(text)
-    return any(_occurrences(needle, lowered) for needle, _ in _needles(option))
+def option_named(option: str, normalised_text: str) -> bool:
+    """Whether a text (already `normalise`d) states the option, or the bare number of
+    "120 seconds"."""
+    return any(_occurrences(needle, normalised_text) for needle, _ in _needles(option))
 
 
 def score_options(
@@ -92,14 +92,14 @@ def score_options(
     scores: dict[str, float] = {}
     reasons: dict[str, str] = {}
     answered = [k for k, v in choices.items() if matches_answer(v, answer)]
+    texts = [normalise(unit.text) for unit in units]  # once, not once per option
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
         # "all 3 queries" is weak support for 3 when the question counts passages
         other_counts = bool(counted) and option.strip().replace(".", "").isdigit()
         window_terms = [t for t in terms if t not in option_terms]
         best, where = 0.0, ""
-        for unit in units:
-            text = normalise(unit.text)
+        for unit, text in zip(units, texts, strict=True):
             for needle, weight in _needles(option):
                 length = len(normalise(needle))
                 for position in _occurrences(needle, text):

@@ -22,6 +22,7 @@ from agentcycle.agent.research.state import (
     ResearchState,
 )
 from agentcycle.agent.research.synthesize import Scored, score_units
+from agentcycle.agent.research.text import normalise
 from agentcycle.agent.research.tools import ResearchTools
 
 _tools, _config = tools_of, config_of
@@ -37,8 +38,9 @@ def _mc_units(
     an option stated far down the ranking is still read where it is stated."""
     ranked = score_units(state["objective"], evidence, tools.vocabulary())
     units = ranked[:MC_UNITS]
+    rest = [(u, normalise(u.text)) for u in ranked[MC_UNITS:]]
     for option in choices.values():
-        naming = [u for u in ranked[MC_UNITS:] if option_named(option, u.text)][:2]
+        naming = [u for u, text in rest if option_named(option, text)][:2]
         units += [u for u in naming if u not in units]
     return units
 
