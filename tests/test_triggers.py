@@ -99,30 +99,43 @@ def webhook() -> Iterator[tuple[str, list[dict]]]:
 def test_a_regression_is_posted_to_the_webhook(
     prefect_api: str, webhook: tuple[str, list[dict]]
 ) -> None:
+    from prefect.client.orchestration import get_client
     from prefect.events import emit_event
     from prefect.events.worker import EventsWorker
 
-    from agentcycle.deployments.triggers import regression_webhook
+    from agentcycle.deployments.triggers import REGRESSION_AUTOMATION, regression_webhook
     from agentcycle.prefect_events import EVALUATION_REGRESSED, evaluation_resource
 
     url, bodies = webhook
     regression_webhook(url)
     regression_webhook(url)  # idempotent: replaced, not doubled
-    time.sleep(3)  # the server's triggers service loads new automations periodically
-    emit_event(
-        EVALUATION_REGRESSED,
-        resource=evaluation_resource("run-b", "nightly"),
-        payload={"run_a": "run-a", "delta": -0.25, "p_value": 0.0156, "broken": ["q1"]},
-    )
-    EventsWorker.drain_all()
-    deadline = time.monotonic() + 90
+    with get_client(sync_client=True) as client:
+        assert len(client.read_automations_by_name(name=REGRESSION_AUTOMATION)) == 1
+    # The server's triggers service picks a new automation up on its own schedule, and
+    # an event that lands before then is (rightly) not acted on. So emit one regression
+    # per attempt, each for its own run, until the webhook hears of one.
+    deadline = time.monotonic() + 120
+    attempt = 0
     while not bodies:
         assert time.monotonic() < deadline, "the automation never called the webhook"
-        time.sleep(1)
+        attempt += 1
+        emit_event(
+            EVALUATION_REGRESSED,
+            resource=evaluation_resource(f"run-b{attempt}", "nightly"),
+            payload={"run_a": "run-a", "delta": -0.25, "p_value": 0.0156, "broken": ["q1"]},
+        )
+        EventsWorker.drain_all()
+        for _ in range(10):
+            if bodies:
+                break
+            time.sleep(1)
     time.sleep(3)
-    assert len(bodies) == 1, bodies
+    runs = [body["run"] for body in bodies]
+    assert len(runs) == len(set(runs)), f"one regression was posted twice: {runs}"
     assert bodies[0]["suite"] == "nightly" and bodies[0]["event"] == EVALUATION_REGRESSED
-    assert bodies[0]["p_value"] == "0.0156"
+    assert bodies[0]["p_value"] == "0.0156" and bodies[0]["run"].startswith(
+        "agentcycle.evaluation.run-b"
+    )
 
 
 def test_bad_trigger_options_fail_before_any_work(tmp_path: Path) -> None:
