@@ -12,6 +12,7 @@ import yaml
 
 from agentcycle.agent.research.answer_shape import shape_for
 from agentcycle.agent.research.answer_type import expect, main_clause, split_bridge
+from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
 from agentcycle.agent.research.compose import Composition, compose, compose_bridged, render
 from agentcycle.agent.research.extract import extract
@@ -22,6 +23,8 @@ from agentcycle.agent.research.key_entities import (
     unknown_names,
     unstated_constants,
 )
+from agentcycle.agent.research.node_answer import chosen_alternative
+from agentcycle.agent.research.retrieve import support_terms
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import cite, score_units
 from agentcycle.agent.research.text import Vocabulary, present_terms
@@ -874,3 +877,72 @@ def test_a_name_before_the_asking_clause_only_places_it() -> None:
     question = "How big a header must a map test file have?"
     unit = "Map files need a valid 1024-byte header to pass the check."
     assert _extracted(unit, question) == "1024-byte"
+
+
+def test_a_closed_question_is_answered_by_the_alternative_the_evidence_states() -> None:
+    """ "… was that step marked completed or failed?" asks for one of its own two words,
+    whichever the evidence states next to the question's words."""
+    question = (
+        "In the crawler's case study, the first fetch scored 0.61. Under the default "
+        "acceptance threshold, was that fetch marked completed or failed?"
+    )
+    assert either_or(question) == {"A": "completed", "B": "failed"}
+    assert either_or("Is the cache on or off by default?") == {"A": "on", "B": "off"}
+    assert either_or("Does the crawler read HTML pages or PDF files?") == {
+        "A": "HTML pages", "B": "PDF files",
+    }  # fmt: skip
+    assert either_or("Is the crawler safe or not?") == {}  # a yes/no question
+    assert either_or("What happens when the page or its mirror changes?") == {}
+    text = (
+        "The acceptance threshold is 0.65 (default). In the case study the first fetch "
+        "scored 0.61, under the threshold, so that fetch was marked failed and retried. "
+        "The second fetch completed."
+    )
+    evidence = [Evidence(chunk_id="c1", file="crawl.md", heading="Case study", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    assert chosen_alternative(question, either_or(question), evidence, vocabulary) == "failed"
+    neither = "The crawler fetches pages in parallel and keeps a cache."
+    evidence = [Evidence(chunk_id="c2", file="crawl.md", heading="Fetching", text=neither)]
+    assert chosen_alternative(question, either_or(question), evidence, vocabulary) == ""
+
+
+def test_words_of_the_askers_story_are_not_asked_of_the_evidence() -> None:
+    """ "My crawl *died* and a report *popped* up": verb forms the corpus never uses tell
+    the story; unknown names and nouns still count against support."""
+    vocabulary = Vocabulary.from_texts(
+        ["The crawler writes crawl_failure.html when a fetch fails.", "reports are html"]
+    )
+    question = "My crawl died and a report popped up. Give the file name of that report."
+    terms = support_terms(question, vocabulary)
+    assert "report" in terms and "file" in terms
+    assert not {"died", "popp", "pop"} & set(terms)
+    assert "kubernet" in " ".join(support_terms("Which Kubernetes namespace is used?", vocabulary))
+
+
+def test_list_the_x_asks_for_a_list_of_x() -> None:
+    """ "List the file extensions …": a list (the kind) of extensions (the head), so a
+    row's extensions answer, not a file name in a nearby sentence."""
+    question = "List the file extensions the crawler treats as archives."
+    assert expect(question).kind == "list" and expect(question).head == "extension"
+    table = (
+        "| Kind | Extensions | Use |\n|---|---|---|\n"
+        "| Archive | `.zip`, `.tar`, `.gz` | Unpacked before parsing |\n"
+    )
+    row = table.splitlines()[2]
+    assert _extracted(row, question, table) == ".zip, .tar, .gz"
+
+
+def test_a_context_that_names_no_bridge_leaves_the_answer_in_its_own_passage() -> None:
+    """ "Tests don't use X; the helpers come from which file?": the asking clause points
+    back at nothing, so the file the context's best passage names may be the answer."""
+    text = "All tests use helpers from `tests/crawl_utils.py` instead of `unittest.TestCase`."
+    hits = [Evidence(chunk_id="c1", file="dev.md", heading="Testing", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    question = (
+        "The crawler's tests don't use unittest.TestCase assertions; "
+        "the assert helpers come from which file?"
+    )
+    bridged = split_bridge(question)
+    assert bridged is not None
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "tests/crawl_utils.py"

@@ -287,6 +287,11 @@ _BACK_REFERENCE = re.compile(
 )
 
 
+def points_back(asking: str) -> bool:
+    """Whether an asking clause refers to something said before it ("its", "that tool")."""
+    return _BACK_REFERENCE.search(asking) is not None
+
+
 def asking_part(clause: str) -> str:
     """What follows the last ", what/which/how…": "When checking whether X is placed,
     what tolerance does Tier 1 use?" asks about the tolerance, not about "whether"."""
@@ -315,7 +320,7 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     else:
         commas = list(_COMMA_ASK.finditer(text))
         # "In the GUI, what is X?" only places X; a back-reference points at a fact.
-        if commas and _BACK_REFERENCE.search(text[commas[-1].end() :]):
+        if commas and points_back(text[commas[-1].end() :]):
             cut = commas[-1]
             parts = (text[: cut.start()], text[cut.end() :])
     if parts is None and back_reference(text):
@@ -400,12 +405,14 @@ def head_noun(clause: str) -> str:
 
 # "Name the test file that …", "Give the flag …": an imperative asks like "which"
 _IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:name|give|state|identify)\s+the\s+", re.IGNORECASE)
+# "List the file extensions …" asks for a list (its kind) of extensions (its head)
+_LIST_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?list\s+(?:all\s+)?(?:of\s+)?the\s+", re.I)
 
 
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
-    head = head_noun(clause)
+    head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head)
     return Expectation(kind, focus, asks_default, head)
 

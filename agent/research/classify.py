@@ -53,6 +53,34 @@ def parse_choices(question: str, choices: dict[str, str] | None) -> tuple[str, d
     return text, found
 
 
+_CLOSED = re.compile(
+    r"(?:^|[,;:]\s+)(?:is|are|was|were|does|do|did|will|would|should|can|has|have)\s"
+    r"(?P<body>[^,;:?]*?)(?:\s+by default)?\s*\?\s*$",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|an?)\s+", re.IGNORECASE)
+
+
+def either_or(question: str) -> dict[str, str]:
+    """The two alternatives of a closed question ("… was that step marked completed or
+    failed?", "is it on or off by default?") as options "A" and "B": the words after
+    "or", and as many words before it. {} for any other question ("… or not?" is a
+    yes/no)."""
+    match = _CLOSED.search(question.strip())
+    if match is None or " or " not in match.group("body"):
+        return {}
+    before, _, after = match.group("body").rpartition(" or ")
+    second = _ARTICLE.sub("", after.strip()).split()
+    if not 1 <= len(second) <= 2 or " or " in before:
+        return {}
+    words = before.split()
+    first = words[-len(second) :]
+    options = [" ".join(w.strip("`'") for w in option) for option in (first, second)]
+    if options[1].lower() == "not" or options[0].lower() == options[1].lower():
+        return {}
+    return {"A": options[0], "B": options[1]}
+
+
 def is_negated(question: str) -> bool:
     """Questions asking for the odd one out ("which is NOT ..."). A contrast ("listed
     for maps but NOT for reflections") still asks for the option that fits its positive

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcycle.agent.research.answer_shape import shape_for
-from agentcycle.agent.research.answer_type import Expectation, expect
+from agentcycle.agent.research.answer_type import Expectation, expect, points_back
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -335,6 +335,12 @@ def compose_bridged(
         plain = compose(asking, evidence, vocabulary, expectation, similarities, count, None, found)
         if plain is not None and _states_answer(plain.span, expectation):
             second = plain
+    if (second.span is None or second.shape_missing) and not points_back(asking):
+        # "Tests don't use X; the helpers come from which file?": the context restates
+        # the setting, it names no bridge; its best unit's span may be the answer itself.
+        whole = compose(asking, evidence, vocabulary, expectation, similarities, count, bridge)
+        if whole is not None and whole.span is not None and not whole.shape_missing:
+            second = whole
     units = second.units
     if all(u.text != hop.unit.text for u in units):
         units = [*units[: max(1, count - 1)], hop.unit]  # cite where the bridge came from

@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.answer_type import expect, split_bridge
+from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.compose import compose, compose_bridged
 from agentcycle.agent.research.key_entities import (
     foreign_source,
@@ -20,7 +21,8 @@ from agentcycle.agent.research.key_entities import (
     unknown_names,
     unstated_constants,
 )
-from agentcycle.agent.research.retrieve import coverage
+from agentcycle.agent.research.mc import score_options
+from agentcycle.agent.research.retrieve import coverage, support_terms
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
     INSUFFICIENT,
@@ -30,8 +32,8 @@ from agentcycle.agent.research.state import (
     ResearchState,
     Step,
 )
-from agentcycle.agent.research.synthesize import Scored, cite
-from agentcycle.agent.research.text import content_terms, normalise
+from agentcycle.agent.research.synthesize import Scored, cite, score_units
+from agentcycle.agent.research.text import Vocabulary, normalise
 from agentcycle.agent.research.tools import ResearchTools
 from agentcycle.agent.research.validate import Constraints, check
 
@@ -50,7 +52,7 @@ def _support(
 ) -> float:
     """Simple: one passage must cover the question; multi-hop: the cited passages together."""
     vocabulary = tools.vocabulary()
-    terms = content_terms(state["objective"])
+    terms = support_terms(state["objective"], vocabulary)
     single = max(
         (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for h in evidence), default=0.0
     )
@@ -93,6 +95,22 @@ def _llm_draft(
             )
         lines.append(sentence.text + "".join(f" [{n}]" for n in marks))
     return "\n".join(lines), citations, False
+
+
+ALTERNATIVE_UNITS = 12  # the question's best units read for "completed or failed?"
+
+
+def chosen_alternative(
+    objective: str, alternatives: dict[str, str], evidence: list[Evidence], vocabulary: Vocabulary
+) -> str:
+    """The alternative of a closed "A or B?" question that the evidence states near the
+    question's words (scored as a two-option choice); '' when it states neither."""
+    units = score_units(objective, evidence, vocabulary)[:ALTERNATIVE_UNITS]
+    scores, reasons = score_options(objective, alternatives, units, vocabulary)
+    stated = [k for k in alternatives if reasons[k].startswith("stated")]
+    if not stated:
+        return ""
+    return alternatives[max(stated, key=lambda k: scores[k])]
 
 
 def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
@@ -168,6 +186,10 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
                 first = answer.splitlines()[0] if answer and not insufficient else ""
                 direct = re.sub(r"\s*\[\d+\]", "", first)
                 verbatim = False
+    alternatives = either_or(state["objective"])
+    if alternatives and not insufficient:
+        chosen = chosen_alternative(state["objective"], alternatives, evidence, tools.vocabulary())
+        direct = chosen or direct
     draft = ResearchResult(
         question=state["question"],
         answer=answer,

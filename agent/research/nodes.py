@@ -17,7 +17,7 @@ from agentcycle.agent.research.classify import classify, parse_choices
 from agentcycle.agent.research.evaluate import next_step_question, route, step_status
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.references import follow
-from agentcycle.agent.research.retrieve import coverage, step_chunks
+from agentcycle.agent.research.retrieve import coverage, step_chunks, support_terms
 from agentcycle.agent.research.rewrite import rewrite_queries
 from agentcycle.agent.research.state import (
     Counters,
@@ -28,7 +28,6 @@ from agentcycle.agent.research.state import (
     Step,
 )
 from agentcycle.agent.research.synthesize import pick, score_units
-from agentcycle.agent.research.text import content_terms
 from agentcycle.agent.research.tools import ResearchTools
 from agentcycle.agent.research.validate import parse_constraints
 
@@ -175,7 +174,7 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     for hit in top:
         evidence.setdefault(hit.chunk_id, hit)
     units = pick(score_units(step.question, top, vocabulary), cfg.answer_sentences)
-    terms = content_terms(step.question)
+    terms = support_terms(step.question, vocabulary)
     step.queries = queries
     step.evidence_ids = [h.chunk_id for h in top]
     step.answer = " ".join(u.text for u in units)

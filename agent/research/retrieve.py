@@ -9,12 +9,14 @@ lexical second stage that stands in for a cross-encoder no package here ships.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from agentcycle.agent.research.state import Evidence
-from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms
+from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms, stem
 
 RRF_K = 60
+_VERB_FORM = re.compile(r"\b[a-z]{2,}(?:ed|ing)\b")
 
 
 def coverage(terms: list[str], text: str, vocabulary: Vocabulary) -> float:
@@ -24,6 +26,19 @@ def coverage(terms: list[str], text: str, vocabulary: Vocabulary) -> float:
     present = present_terms(terms, text)
     total = sum(vocabulary.idf(t) for t in terms) or 1.0
     return sum(vocabulary.idf(t) for t in terms if t in present) / total
+
+
+def support_terms(question: str, vocabulary: Vocabulary) -> list[str]:
+    """The content terms a passage can be asked to cover. A verb form the corpus never
+    uses ("my run *died*", "a report *popped* up") tells the asker's story: no passage
+    holds it, so counting it would refuse every question told as a story. Unknown names
+    and nouns still count (and `key_entities` refuses on them)."""
+    story = {
+        stem(word)
+        for word in _VERB_FORM.findall(question)  # lower case only: names are not story
+        if not vocabulary.known(stem(word))
+    }
+    return [t for t in content_terms(question) if t not in story]
 
 
 def pool(rankings: Iterable[list[Evidence]], exclude: set[str]) -> list[Evidence]:
