@@ -81,6 +81,10 @@ def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
                 for r in table.to_pylist()
             ]
             vocabulary = Vocabulary.from_texts(f"{r.heading}\n{r.text}" for r in rows)
+            by_file: dict[str, list[str]] = {}
+            for r in rows:
+                by_file.setdefault(r.file, []).append(f"{r.heading}\n{r.text}")
+            vocabulary.with_files(by_file)
             cached = _texts[corpus] = (version, CorpusText(vocabulary, UnitIndex.from_rows(rows)))
         return cached[1]
 

@@ -26,7 +26,7 @@ from agentcycle.agent.research.key_entities import (
 from agentcycle.agent.research.node_answer import chosen_alternative
 from agentcycle.agent.research.retrieve import support_terms
 from agentcycle.agent.research.state import Evidence
-from agentcycle.agent.research.synthesize import cite, score_units
+from agentcycle.agent.research.synthesize import cite, quoted_phrases, score_units
 from agentcycle.agent.research.text import Vocabulary, present_terms
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.evaluation.scorers import direct, score_qa
@@ -946,3 +946,65 @@ def test_a_context_that_names_no_bridge_leaves_the_answer_in_its_own_passage() -
     assert bridged is not None
     composed = compose_bridged(*bridged, hits, vocabulary)
     assert composed is not None and composed.direct == "tests/crawl_utils.py"
+
+
+def test_a_name_the_cited_document_writes_elsewhere_places_the_question() -> None:
+    """ "the LangGraph deep-research agent": the file of the cited passage names LangGraph
+    in its introduction, which no retrieved passage holds; a decimal still must be there."""
+    question = "What does page_budget default to in the LangGraph crawler at 3.5 Å?"
+    cited = Evidence(chunk_id="a", file="crawler.md", heading="Budgets", text="page_budget: 40")
+    vocabulary = Vocabulary.from_texts(["x"]).with_files(
+        {"crawler.md": ["# Crawler\n\nA LangGraph agent that crawls.", "page_budget: 40"]}
+    )
+    assert missing_entities(question, [cited]) == ["LangGraph", "3.5"]
+    assert missing_entities(question, [cited], [], vocabulary) == ["3.5"]
+    other = cited.model_copy(update={"file": "parser.md"})
+    assert missing_entities(question, [other], [], vocabulary) == ["LangGraph", "3.5"]
+
+
+def test_where_is_x_defined_asks_for_the_file_named_for_it() -> None:
+    """ "Where is X defined/stored?" asks for a file or path; a file whose name spells
+    the asked thing beats another file in the same sentence. "Where is it checked?"
+    asks for a place of another kind."""
+    question = "Where is the page rank table that the FETCH node reads stored?"
+    assert expect(question).kind == "identifier" and expect(question).head == "file"
+    assert expect("Where is the robots check done?").head != "file"
+    unit = (
+        "The FETCH node reads `fetch_prompts.py` and the page rank table in "
+        "`data/page_rank_table_v2.yaml`, matched by URL."
+    )
+    assert _extracted(unit, question) == "data/page_rank_table_v2.yaml"
+
+
+def test_what_x_must_it_exceed_asks_for_a_number() -> None:
+    question = "For mirrors, what page score must the ranker exceed to keep a page?"
+    assert expect(question).kind == "number"
+    row = "| Mirror | `ranker.score` | score > 0.35 | → keep | → drop |"
+    table = "| Source | Check | Threshold | Kept | Dropped |\n|---|---|---|---|---|\n" + row
+    assert _extracted(row, question, table) == "score > 0.35"
+
+
+def test_a_quoted_phrase_picks_the_unit_that_holds_it_unless_it_is_an_example() -> None:
+    """ 'contains the phrase "fetch all mirrors"' names the row to read; 'phrases like
+    "verbatim" or "exact line"' are examples of a kind, and an apostrophe quotes nothing."""
+    assert quoted_phrases('If the advice contains the phrase "fetch all mirrors", then?') == [
+        "fetch all mirrors"
+    ]
+    assert quoted_phrases('detected from phrases like "verbatim" or "exact line"?') == []
+    assert quoted_phrases("the crawler's tests don't pass") == []
+    text = (
+        "The extractor adds a stop after a program when advice asks for it.\n\n"
+        '| "crawl everything", "fetch all mirrors" | crawler.mirror_fetch |\n'
+    )
+    hit = Evidence(chunk_id="c", file="crawl.md", heading="Patterns", text=text)
+    vocabulary = Vocabulary.from_texts([text, "other words", "advice program stop"])
+    question = (
+        'If a README contains the phrase "fetch all mirrors", the extractor adds a stop '
+        "after which program?"
+    )
+    assert "fetch all mirrors" in score_units(question, [hit], vocabulary)[0].text
+
+
+def test_a_count_of_the_options_is_not_what_the_evidence_must_name() -> None:
+    question = "Three programs are removed; which of those three is counted?"
+    assert not {"three", "thre"} & set(expect(question).focus)

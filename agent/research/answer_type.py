@@ -30,6 +30,8 @@ _QUANTITY_NOUNS = (
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far)|what (percentage|fraction)|"
     r"(below|above|under|over|at|to|from) what\b|(roughly|approximately) how|"
+    # "what map correlation must it exceed": a bound asks for the number it sets
+    r"\b(what|which)\b[^?]*\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
     rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b)",
     re.IGNORECASE,
 )
@@ -255,6 +257,9 @@ _FOCUS_STOP = STOPWORDS | {
     "current",
     "specific",
 }
+# "which of those *three*": a count of the options, never what the evidence must name
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_FOCUS_STOP |= {stem(word) for word in (*_NUMBER_WORDS, "both")}
 
 
 @dataclass(frozen=True)
@@ -409,8 +414,18 @@ _IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:name|give|state|identify)\s+the\
 _LIST_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?list\s+(?:all\s+)?(?:of\s+)?the\s+", re.I)
 
 
+# "Where is the X mapping defined?", "where is the knowledge base stored?": a file or path
+_WHERE_FILE = re.compile(
+    r"^\s*where\s+(?:is|are|was|were)\b[^?]*\b(?:defined|declared|implemented|stored|kept|"
+    r"saved|located|written)\b",
+    re.IGNORECASE,
+)
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
+    if _WHERE_FILE.search(asking_part(main_clause(question))):
+        return Expectation("identifier", _focus(main_clause(question)), False, "file")
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head)

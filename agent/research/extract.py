@@ -524,6 +524,15 @@ def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
     return tuple(w for w in words[: words.index(head)] if w not in STOPWORDS and len(w) > 2)
 
 
+def _named_after(identifier: str, focus: Sequence[str]) -> bool:
+    """Whether an identifier's parts spell most of the asked thing's words (two at least):
+    the file or name made for it."""
+    if len(focus) < 2:
+        return False
+    parts = {stem(p) for p in re.split(r"[_./:-]+", identifier.lower()) if p}
+    return sum(term in parts for term in focus) * 3 >= len(focus) * 2
+
+
 def from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str] = frozenset()
 ) -> Span | None:
@@ -596,6 +605,8 @@ def from_sentence(
             fit += 0.7  # named by the noun asked for: above any unnamed code span
         elif modifiers and _named_by_head(unit, position, len(text), *modifiers):
             fit += 0.5  # "Cropper_Tool (MANDATORY)" for "which MANDATORY tool"
+        if kind == "identifier" and _named_after(text, expectation.focus):
+            fit += 0.5  # `expert_knowledge_base_v2.yaml` for "where is the expert knowledge base"
         if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
             fit = fit + 0.6 if shape(text) else fit * 0.25
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))

@@ -40,13 +40,18 @@ def _named(entity: str, text: str, stems: set[str]) -> bool:
 
 
 def missing_entities(
-    question: str, cited: Iterable[Evidence], pool: Iterable[Evidence] = ()
+    question: str,
+    cited: Iterable[Evidence],
+    pool: Iterable[Evidence] = (),
+    vocabulary: Vocabulary | None = None,
 ) -> list[str]:
     """Key entities of the question that no passage of the cited documents names.
 
     The documents count, not only the cited chunks: a name that places the subject
     ("the LangGraph agent's ToDo limit") is often said once, in another section of the
-    same file; what the retrieved passages of those files never say is missing.
+    same file. With the corpus `vocabulary`, a name the cited file writes anywhere
+    counts; without it, the retrieved passages of those files must say it. A decimal
+    value must always be in those passages: it states a fact, it places nothing.
     """
     entities = key_entities(question)
     if not entities:
@@ -56,7 +61,14 @@ def missing_entities(
     chunks = {c.chunk_id: c for c in [*cited, *(p for p in pool if p.file in files)]}
     text = normalise("\n".join(f"{c.context}\n{c.text}" for c in chunks.values()))
     stems = {t.lower() for t in term_set(text)} | set(tokens(text))
-    return [e for e in entities if not _named(e, text, stems)]
+    if vocabulary is not None:
+        documents = stems.union(*(vocabulary.names_in_file(f) for f in files))
+    else:
+        documents = stems
+    return [
+        e for e in entities
+        if not _named(e, text, stems if _DECIMAL.fullmatch(e) else documents)
+    ]  # fmt: skip
 
 
 # A constant is what is asked about when the question asks for its value or default

@@ -160,7 +160,9 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     unknown = unknown_names(state["objective"], tools.vocabulary())
     if unknown:
         reasons.append(f"the corpus never names {unknown}")
-    unnamed = missing_entities(state["objective"], [u.evidence for u in units], evidence)
+    unnamed = missing_entities(
+        state["objective"], [u.evidence for u in units], evidence, tools.vocabulary()
+    )
     if unnamed:
         reasons.append(f"the cited passages never name {unnamed}")
     foreign = foreign_source(state["objective"], [u.evidence for u in units[:1]], evidence)

@@ -22,6 +22,7 @@ from agentcycle.agent.research.text import (
     Vocabulary,
     content_terms,
     has_number,
+    normalise,
     sentences,
 )
 
@@ -35,6 +36,18 @@ _WANTS_QUANTITY = re.compile(
 )
 MAX_UNIT_CHARS = 600
 LEAD_IN = 0.9  # share of its block's coverage a unit ending in ':' is given
+# 'contains the phrase "build model into map"': the words quoted are matched as written
+_QUOTED_PHRASE = re.compile(
+    r"(?<!\w)[\"“'‘]([^\"“”'‘’\n]{1,80}\s[^\"“”'‘’\n]{1,80})[\"”'’](?!\w)"
+)
+# ... but 'phrases like "verbatim" or "exact line"' quotes examples of a kind: the unit
+# listing them is where the kind is defined, not where the asked fact is stated
+_QUOTED_EXAMPLES = re.compile(
+    r"\b(?:like|such as|e\.g\.,?|for example,?|including)\s+"
+    r"(?:[\"“'‘][^\"“”'‘’\n]{1,80}[\"”'’](?:,?\s*(?:or|and)?\s*))+",
+    re.IGNORECASE,
+)
+QUOTED_PHRASE = 0.5  # added to a unit that holds a phrase the question quotes
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,7 @@ def score_units(
     if extra_terms:
         terms += [t for t in extra_terms if t not in terms]
     quantity = wants_quantity(question)
+    quoted = quoted_phrases(question)
     scored: list[Scored] = []
     for rank, hit in enumerate(evidence):
         heading_cover = coverage(terms, hit.context, vocabulary)
@@ -76,9 +90,17 @@ def score_units(
             score = 0.75 * own + 0.25 * combined + 0.02 * heading_cover
             if quantity:  # a sentence without a number cannot state the asked quantity
                 score = score + 0.05 if has_number(text) else score * 0.7
+            if quoted and any(phrase in normalise(text) for phrase in quoted):
+                score += QUOTED_PHRASE
             score -= 0.005 * rank
             scored.append(Scored(score, text, hit, rank * 10_000 + unit.start))
     return sorted(scored, key=lambda s: s.score, reverse=True)
+
+
+def quoted_phrases(question: str) -> list[str]:
+    """The phrases of two or more words a question quotes (not as examples), normalised."""
+    named = _QUOTED_EXAMPLES.sub(" ", question)
+    return [normalise(m.group(1)) for m in _QUOTED_PHRASE.finditer(named)]
 
 
 def _introduced(units: list[Unit], index: int) -> str:

@@ -412,6 +412,8 @@ class Vocabulary:
     documents: int = 0
     frequency: Counter[str] = field(default_factory=Counter)
     forms: dict[str, Counter[str]] = field(default_factory=dict)
+    # every token and stem each file of the corpus writes: what a whole document names
+    file_terms: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Vocabulary:
@@ -423,6 +425,17 @@ class Vocabulary:
             for token in set(raw):
                 vocabulary.forms.setdefault(stem(token), Counter())[token] += 1
         return vocabulary
+
+    def with_files(self, texts_by_file: dict[str, list[str]]) -> Vocabulary:
+        """This vocabulary, knowing which tokens and stems each file writes."""
+        for file, texts in texts_by_file.items():
+            raw = {t for text in texts for t in tokens(text)}
+            self.file_terms[file] = frozenset(raw | {stem(t) for t in raw})
+        return self
+
+    def names_in_file(self, file: str) -> frozenset[str]:
+        """The tokens and stems a file writes anywhere (empty when not known)."""
+        return self.file_terms.get(file, frozenset())
 
     def idf(self, term: str) -> float:
         """Smoothed inverse document frequency; unseen terms count as very rare."""
