@@ -24,6 +24,7 @@ from prefect.context import TaskRunContext
 
 from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.stated_default import DefaultStatement, default_statements
 from agentcycle.agent.research.text import Vocabulary
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.storage.corpus import open_corpus, reading_table, table_name
@@ -58,6 +59,7 @@ class CorpusText:
 
     vocabulary: Vocabulary
     units: UnitIndex
+    defaults: list[DefaultStatement]  # every "<Name> is the default" the corpus says
 
 
 def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
@@ -85,7 +87,8 @@ def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
             for r in rows:
                 by_file.setdefault(r.file, []).append(f"{r.heading}\n{r.text}")
             vocabulary.with_files(by_file)
-            cached = _texts[corpus] = (version, CorpusText(vocabulary, UnitIndex.from_rows(rows)))
+            text = CorpusText(vocabulary, UnitIndex.from_rows(rows), default_statements(rows))
+            cached = _texts[corpus] = (version, text)
         return cached[1]
 
 
@@ -232,6 +235,9 @@ class LocalTools:
 
     def vocabulary(self) -> Vocabulary:
         return corpus_vocabulary(self.corpus, self._version())
+
+    def default_statements(self) -> list[DefaultStatement]:
+        return corpus_text(self.corpus, self._version()).defaults
 
     def recall(self, question: str, threshold: float) -> dict[str, Any] | None:
         hit = lookup_answer(

@@ -26,6 +26,11 @@ from agentcycle.agent.research.key_entities import (
 from agentcycle.agent.research.node_answer import chosen_alternative
 from agentcycle.agent.research.retrieve import support_terms
 from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.stated_default import (
+    default_statements,
+    defaulted_nouns,
+    resolve_default,
+)
 from agentcycle.agent.research.synthesize import cite, quoted_phrases, score_units
 from agentcycle.agent.research.text import Vocabulary, present_terms
 from agentcycle.agent.research.unit_index import UnitIndex
@@ -1008,3 +1013,52 @@ def test_a_quoted_phrase_picks_the_unit_that_holds_it_unless_it_is_an_example() 
 def test_a_count_of_the_options_is_not_what_the_evidence_must_name() -> None:
     question = "Three programs are removed; which of those three is counted?"
     assert not {"three", "thre"} & set(expect(question).focus)
+
+
+def test_the_default_a_question_names_is_the_one_a_passage_states() -> None:
+    """ "the GUI's default storage backend" names no backend: the guide says "Postgres is
+    the default" beside the backend choice, so the table's postgres column answers."""
+    question = "Which driver does the GUI's default storage backend use for bulk loads?"
+    assert [noun for _, noun in defaulted_nouns(question)] == ["backend", "storage"]
+    assert defaulted_nouns("What is the default value of max_pages?") == []
+    assert defaulted_nouns("Does the crawler default to shallow mode?") == []
+    guide = Evidence(
+        chunk_id="g", file="guide.md", heading="Settings > Backend",
+        text="**Backend**\n\nWhich storage backend to use (Postgres, SQLite).\n"
+        "Postgres is the default and suits most teams.",
+    )  # fmt: skip
+    other = Evidence(
+        chunk_id="o", file="arch.md", heading="Logging",
+        text="Verbose is the default log level.",
+    )  # fmt: skip
+    statements = default_statements([other, guide])
+    assert {s.name for s in statements} == {"Postgres", "Verbose"}
+    resolved = resolve_default(question, [], statements)
+    assert resolved is not None and resolved.name == "Postgres"
+    assert "backend (Postgres)" in resolved.question and resolved.evidence.chunk_id == "g"
+    assert resolve_default(question, [], default_statements([other])) is None
+    table = (
+        "| Activity | Function | sqlite | postgres |\n|---|---|---|---|\n"
+        "| **Bulk loads** | `load()` | sqlite3-driver | psycopg-copy-2 |\n"
+    )
+    row = table.splitlines()[2]
+    assert _extracted(row, resolved.question.replace("driver", "model"), table) == (
+        "psycopg-copy-2"
+    )
+
+
+def test_a_table_row_is_scored_with_its_header() -> None:
+    """ "which postgres driver …": the row names no 'postgres', its header does."""
+    table = (
+        "| Activity | sqlite driver | postgres driver |\n|---|---|---|\n"
+        "| Bulk loads | sqlite3 | psycopg-copy |\n"
+    )
+    row = table.splitlines()[2]
+    hits = [Evidence(chunk_id="t", file="a.md", heading="Drivers", text=table)]
+    vocabulary = Vocabulary.from_texts([table, "mysql words", "other words"])
+
+    def row_score(question: str) -> float:
+        return next(u.score for u in score_units(question, hits, vocabulary) if u.text == row)
+
+    named, unnamed = "Which postgres driver does bulk loads?", "Which mysql driver does bulk loads?"
+    assert row_score(named) > row_score(unnamed)

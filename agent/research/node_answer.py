@@ -32,6 +32,7 @@ from agentcycle.agent.research.state import (
     ResearchState,
     Step,
 )
+from agentcycle.agent.research.stated_default import resolve_default
 from agentcycle.agent.research.synthesize import Scored, cite, score_units
 from agentcycle.agent.research.text import Vocabulary, normalise
 from agentcycle.agent.research.tools import ResearchTools
@@ -97,6 +98,7 @@ def _llm_draft(
     return "\n".join(lines), citations, False
 
 
+RESOLVED_SEARCH = 5  # chunks read for a question whose default was resolved to a name
 ALTERNATIVE_UNITS = 12  # the question's best units read for "completed or failed?"
 
 
@@ -118,8 +120,18 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     (or, with an LLM, its generated sentences, checked the same way by the gate)."""
     tools, cfg = _tools(config), _config(state)
     evidence = _pool_evidence(state)
-    expectation = expect(state["objective"])
-    bridged = split_bridge(state["objective"])
+    question, trace = state["objective"], []
+    resolved = resolve_default(question, evidence, tools.default_statements())
+    if resolved is not None:  # "the default provider" is the one a passage says it is
+        question = resolved.question
+        # The name is a new handle ("google" heads a column of the model table): the
+        # chunks whose units best match the resolved question are read too.
+        found = [resolved.evidence, *tools.search_units(question, RESOLVED_SEARCH)]
+        seen = {e.chunk_id for e in evidence}
+        evidence = [*evidence, *(e for e in found if e.chunk_id not in seen)]
+        trace.append(f"synthesize: the default named is {resolved.name!r}")
+    expectation = expect(question)
+    bridged = split_bridge(question)
     if bridged is not None:
         expectation = expect(bridged[1])
         composed = compose_bridged(
@@ -127,7 +139,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         )
     else:
         composed = compose(
-            state["objective"],
+            question,
             evidence,
             tools.vocabulary(),
             expectation,
@@ -207,6 +219,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         "draft": draft,
         "verbatim": verbatim,
         "trace": [
+            *trace,
             f"synthesize: expects {expectation.kind} (focus {expectation.focus}); {how}; "
             f"{len(citations)} citations, support {support:.3f}, confidence {confidence:.3f}"
             f"{', INSUFFICIENT: ' + '; '.join(reasons) if insufficient else ''}"

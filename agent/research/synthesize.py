@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentcycle.agent.research.clean import header_for, is_table_row
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence
 from agentcycle.agent.research.text import (
@@ -86,7 +87,10 @@ def score_units(
             block = _introduced(units, index)
             if block:  # "Defined in `x.py`:" speaks of the block it introduces
                 own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
-            combined = coverage(terms, f"{hit.context}\n{text}", vocabulary)
+            label = hit.context
+            if is_table_row(text):  # a row means what its header says
+                label += "\n" + " ".join(header_for(text, hit.text))
+            combined = coverage(terms, f"{label}\n{text}", vocabulary)
             score = 0.75 * own + 0.25 * combined + 0.02 * heading_cover
             if quantity:  # a sentence without a number cannot state the asked quantity
                 score = score + 0.05 if has_number(text) else score * 0.7

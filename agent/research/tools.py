@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.stated_default import DefaultStatement
 from agentcycle.agent.research.text import Vocabulary
 
 
@@ -39,6 +40,9 @@ class ResearchTools(Protocol):
 
     def vocabulary(self) -> Vocabulary:
         """Document frequencies over the corpus's chunks."""
+
+    def default_statements(self) -> list[DefaultStatement]:
+        """Every "<Name> is the default" the corpus says, with the words around it."""
 
     def recall(self, question: str, threshold: float) -> dict[str, Any] | None:
         """A remembered answer to a near-identical question, or None."""
