@@ -1062,3 +1062,28 @@ def test_a_table_row_is_scored_with_its_header() -> None:
 
     named, unnamed = "Which postgres driver does bulk loads?", "Which mysql driver does bulk loads?"
     assert row_score(named) > row_score(unnamed)
+
+
+def test_a_subjectless_sentence_continues_the_one_before_it() -> None:
+    """ "Used by `a`, `b` and `c`." says nothing alone: it is scored with the sentence it
+    continues, so the list it gives is found for a question about that sentence."""
+    text = (
+        "Intro about crawling in general.\n\n"
+        '- **`mode: "shallow"`** — fetches only the start page of each mirror. '
+        "Used by `crawl.news`, `crawl.blogs`, and `crawl.docs`."
+    )
+    hit = Evidence(chunk_id="c", file="crawl.md", heading="Modes", text=text)
+    vocabulary = Vocabulary.from_texts([text, "other words", "more words start page"])
+    question = "List the crawlers whose mode is shallow."
+    assert expect(question).head == "crawl"  # "whose" starts the clause, it is no noun
+    scores = {u.text: u.score for u in score_units(question, [hit], vocabulary)}
+    used_by = "Used by `crawl.news`, `crawl.blogs`, and `crawl.docs`."
+    assert scores[used_by] > scores["Intro about crawling in general."]
+    assert _extracted(used_by, question) == "crawl.news, crawl.blogs, crawl.docs"
+
+
+def test_a_question_word_ending_the_sentence_is_still_a_question_word() -> None:
+    """ "… the run_once strategy." — the span `strategy: "run_once"` only repeats it."""
+    question = "List the programs whose tracking uses the run_once strategy."
+    unit = 'The `strategy: "run_once"` entry applies to `phenix.xtriage` and `phenix.mtriage`.'
+    assert _extracted(unit, question) == "phenix.xtriage, phenix.mtriage"

@@ -383,6 +383,7 @@ def _focus(clause: str) -> list[str]:
 
 
 _WHICH = re.compile(r"\b(which|what)\s+", re.IGNORECASE)
+_RELATIVE = {"whose", "that", "which", "who", "whom", "where", "when"}
 _KIND_OF = {"kind", "type", "sort"}
 
 
@@ -401,6 +402,8 @@ def head_noun(clause: str) -> str:
             continue
         if not bare.replace("-", "").isalpha() or bare in _VERBS or bare in STOPWORDS:
             break
+        if bare in _RELATIVE:
+            break  # "which programs *whose* …": the clause after it says which
         phrase.append(bare)
         if word.endswith((",", ";", ":")):
             break  # "which programs, of ...": punctuation ends the noun phrase

@@ -121,7 +121,8 @@ def _question_words(question: str) -> tuple[str, tuple[str, ...], frozenset[str]
     merely repeat. Cached: every unit of every retrieved passage is read against it."""
     question_norm = normalise(question)
     terms = tuple(content_terms(question))
-    return question_norm, terms, frozenset(terms) | set(re.findall(r"[a-z0-9_.:]+", question_norm))
+    words = {w.strip(".:") for w in re.findall(r"[a-z0-9_.:]+", question_norm)}
+    return question_norm, terms, frozenset(terms) | words  # "strategy." is "strategy"
 
 
 def _in_question(
@@ -135,7 +136,7 @@ def _in_question(
         return True  # "reranks the 20 candidates": the question's own number is no answer
     if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
         return True
-    words = [w for w in re.findall(r"[a-z0-9_.:]+", bare) if len(w) > 1]
+    words = [w.strip(".:") for w in re.findall(r"[a-z0-9_.:]+", bare) if len(w.strip(".:")) > 1]
     return (
         bool(words)
         and all(w in question_terms for w in words)

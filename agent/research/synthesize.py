@@ -37,6 +37,12 @@ _WANTS_QUANTITY = re.compile(
 )
 MAX_UNIT_CHARS = 600
 LEAD_IN = 0.9  # share of its block's coverage a unit ending in ':' is given
+# "Used by `phenix.xtriage` and …": a sentence with no subject of its own continues the
+# one before it, which says what it is about
+_CONTINUES = re.compile(
+    r"(?:Used|Called|Set|Defined|Read|Written|Stored|Kept|Registered|Loaded|Handled|"
+    r"Produced|Generated|Raised|Checked|Enforced|Applied|Invoked|Run)\s+(?:by|in|from|at|for)\b"
+)
 # 'contains the phrase "build model into map"': the words quoted are matched as written
 _QUOTED_PHRASE = re.compile(
     r"(?<!\w)[\"“'‘]([^\"“”'‘’\n]{1,80}\s[^\"“”'‘’\n]{1,80})[\"”'’](?!\w)"
@@ -87,6 +93,9 @@ def score_units(
             block = _introduced(units, index)
             if block:  # "Defined in `x.py`:" speaks of the block it introduces
                 own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
+            if index and _CONTINUES.match(text):  # "Used by `a`, `b`." of the sentence before
+                before = units[index - 1].text
+                own = max(own, LEAD_IN * coverage(terms, f"{before}\n{text}", vocabulary))
             label = hit.context
             if is_table_row(text):  # a row means what its header says
                 label += "\n" + " ".join(header_for(text, hit.text))
