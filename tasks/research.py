@@ -100,6 +100,11 @@ _vectors: dict[str, Any] = {}
 _VECTOR_CACHE_SIZE = 2048
 
 
+def forget_vectors() -> None:
+    """Drop this process's vectors (a benchmark timing a cold run starts from here)."""
+    _vectors.clear()
+
+
 def prepare_vectors(texts: list[str]) -> None:
     """Embed the texts not seen yet in one batch: one forward pass costs about as much
     as a single text, so a step's queries and its question share it. Vectors another
