@@ -25,6 +25,7 @@ from prefect.context import TaskRunContext
 from agentcycle.agent.llm import LLMProvider, LLMSettings, chat_transport, make_provider
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.stated_default import DefaultStatement, default_statements
+from agentcycle.agent.research.table_headers import Placed, continued_table_headers
 from agentcycle.agent.research.text import Vocabulary
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.storage.corpus import open_corpus, reading_table, table_name
@@ -60,6 +61,7 @@ class CorpusText:
     vocabulary: Vocabulary
     units: UnitIndex
     defaults: list[DefaultStatement]  # every "<Name> is the default" the corpus says
+    table_headers: dict[str, str]  # chunk id → header of the table it continues
 
 
 def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
@@ -71,23 +73,34 @@ def corpus_text(corpus: str, version: str | None = None) -> CorpusText:
         if cached is None or cached[0] != version:
             with reading_table(table_name(corpus)):
                 table = open_corpus(corpus).to_lance().to_table(
-                    columns=["chunk_id", "file", "heading", "text"]
+                    columns=["chunk_id", "file", "heading", "start_char", "text"]
                 )
-            rows = [
-                Evidence(
-                    chunk_id=r["chunk_id"],
-                    file=r["file"] or "",
-                    heading=r["heading"] or "",
-                    text=r["text"] or "",
+            placed = [
+                Placed(
+                    r["chunk_id"], r["file"] or "", r["heading"] or "", r["start_char"] or 0,
+                    r["text"] or "",
                 )
                 for r in table.to_pylist()
+            ]  # fmt: skip
+            headers = continued_table_headers(placed)
+            rows = [
+                Evidence(
+                    chunk_id=c.chunk_id,
+                    file=c.file,
+                    heading=c.heading,
+                    text=c.text,
+                    table_header=headers.get(c.chunk_id, ""),
+                )
+                for c in placed
             ]
             vocabulary = Vocabulary.from_texts(f"{r.heading}\n{r.text}" for r in rows)
             by_file: dict[str, list[str]] = {}
             for r in rows:
                 by_file.setdefault(r.file, []).append(f"{r.heading}\n{r.text}")
             vocabulary.with_files(by_file)
-            text = CorpusText(vocabulary, UnitIndex.from_rows(rows), default_statements(rows))
+            text = CorpusText(
+                vocabulary, UnitIndex.from_rows(rows), default_statements(rows), headers
+            )
             cached = _texts[corpus] = (version, text)
         return cached[1]
 
@@ -135,10 +148,14 @@ def search_corpus(
 ) -> list[Evidence]:
     """Hybrid search of a corpus as Evidence."""
     hits = search(corpus, query, k=k, file=file, heading=heading, query_vector=_query_vector(query))
+    headers = corpus_text(corpus).table_headers
     return [
-        Evidence(chunk_id=h.chunk_id, file=h.file, heading=h.heading, text=h.text, score=h.score)
+        Evidence(
+            chunk_id=h.chunk_id, file=h.file, heading=h.heading, text=h.text, score=h.score,
+            table_header=headers.get(h.chunk_id, ""),
+        )
         for h in hits
-    ]
+    ]  # fmt: skip
 
 
 def search_corpus_many(corpus: str, queries: list[str], k: int) -> list[list[Evidence]]:

@@ -241,6 +241,7 @@ _KIND_NOUNS = {
     "threshold",
     "tolerance",
     "similarity",
+    "argument",
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {
@@ -256,6 +257,7 @@ _FOCUS_STOP = STOPWORDS | {
     "typical",
     "current",
     "specific",
+    "next",  # "the symbol next to a stage": where it stands, not what is asked
 }
 # "which of those *three*": a count of the options, never what the evidence must name
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")

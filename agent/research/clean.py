@@ -47,6 +47,25 @@ def header_for(row: str, chunk_text: str) -> list[str]:
     return []
 
 
+def open_table_header(text: str) -> str:
+    """The header and separator lines of the table `text` ends inside of, or ''."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    for i in range(len(lines) - 1, 0, -1):
+        if _SEPARATOR.match(lines[i]) and is_table_row(lines[i - 1]):
+            return f"{lines[i - 1]}\n{lines[i]}"
+        if not is_table_row(lines[i]):
+            return ""
+    return ""
+
+
+def starts_headless_table(text: str) -> bool:
+    """Whether a text opens with table rows whose header is not in it (a continuation)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines or not is_table_row(lines[0]) or _SEPARATOR.match(lines[0]):
+        return False
+    return not (len(lines) > 1 and _SEPARATOR.match(lines[1]))
+
+
 def clean_inline(text: str) -> str:
     """One line of Markdown as plain text."""
     text = _BOX.sub(" ", text)

@@ -94,14 +94,14 @@ def rank(
     sims = similarities(probe, [u.text for u in top]) if similarities and top else []
     ranked = []
     for index, unit in enumerate(scored):
-        span = extract(unit.text, unit.evidence.text, question, expectation, exclude)
+        span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
         label = _label_above(unit.text, unit.evidence.text)
         if label:  # "**Max cycles**" on its own line names the paragraph below it
             lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
         if is_table_row(unit.text):  # a row means what its header says: count the header
-            header = " ".join(header_for(unit.text, unit.evidence.text))
+            header = " ".join(header_for(unit.text, unit.evidence.table_text))
             lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
         fit = span.score if span else 0.0
         if _states_answer(span, expectation):
@@ -270,7 +270,7 @@ def compose(
     if lead.span is not None:
         direct = lead.span.text
     else:
-        direct = _shorten(clean_unit(lead.unit.text, lead.unit.evidence.text))
+        direct = _shorten(clean_unit(lead.unit.text, lead.unit.evidence.table_text))
     # The cited passages together must name the focus (a multi-hop answer's second
     # passage may be the one that does).
     context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
@@ -366,7 +366,7 @@ def evidence_lines(citations: list[Citation], evidence: dict[str, Evidence]) -> 
     lines = []
     for citation in citations:
         hit = evidence.get(citation.chunk_id)
-        text = clean_unit(citation.sentence, hit.text if hit else "")
+        text = clean_unit(citation.sentence, hit.table_text if hit else "")
         lines.append(f"{text} [{citation.n}]")
     return lines
 

@@ -242,7 +242,7 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             and (whole in question_norm or len(present) >= max(1, len(cell_terms) * 0.6))
         )
     order = list(range(len(raw)))
-    explicit = _explicit_span(row, question, expectation)
+    explicit = _explicit_span(row, question, expectation, header)
     if explicit is not None:
         return explicit
     shape = shape_for(expectation, question)
@@ -276,11 +276,20 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
     for index in order:
         if keys[index] or not raw[index]:
             continue
+        if header and index < len(header) and _is_position_column(header[index], question):
+            continue  # "Line: 425" says where the name is defined, not what it is
         value = _cell_value(raw[index], expectation)
         if value and not _in_question(value, question_norm, set(terms)):
             fit = _fits(value, expectation.kind)
             if fit:
                 return Span(value, 0.6 * fit, "first non-key table cell of the type")
+    if expectation.kind == "number":
+        # "| `map_cc_drop` | Map CC anomaly | Map CC drops by >0.3 in one cycle |": the
+        # cell that restates the asked condition carries its threshold
+        for index in order:
+            match = _NUMBER.search(raw[index]) if keys[index] else None
+            if match and not _in_question(match.group(0), question_norm, set(terms)):
+                return Span(match.group(0).strip(), 0.5, "number in the row's matching cell")
     return None
 
 
@@ -307,14 +316,38 @@ def _question_stems(question: str) -> frozenset[str]:
     return frozenset(stem(w) for w in parts if w not in STOPWORDS and len(w) > 2)
 
 
-def _explicit_span(unit: str, question: str, expectation: Expectation) -> Span | None:
+# "| `map_cc_drop` | 425 | sanity_issue |" under "| Name | Line | Type |": where the
+# name is defined, not a value it has
+_POSITION_COLUMN = re.compile(r"line|lines|line no\.?|#|row|no\.?|index|id", re.IGNORECASE)
+
+
+def _is_position_column(title: str, question: str) -> bool:
+    """A line-number or index column, when the question does not ask for a line."""
+    if re.search(r"\bline\b", question, re.IGNORECASE):
+        return False
+    return bool(_POSITION_COLUMN.fullmatch(clean_inline(title).strip()))
+
+
+def _in_position_column(row: str, position: int, header: Sequence[str], question: str) -> bool:
+    """Whether a row's cell at `position` sits under a line-number or index column."""
+    index = row[:position].count("|") - 1
+    return 0 <= index < len(header) and _is_position_column(header[index], question)
+
+
+def _explicit_span(
+    unit: str, question: str, expectation: Expectation, header: Sequence[str] = ()
+) -> Span | None:
     """The value the unit binds to the setting the question names, or the count of the
-    unit a "how many" question names (`explicit_value`)."""
+    unit a "how many" question names (`explicit_value`). `header`: a table row's."""
     question_norm, _, question_terms = _question_words(question)
     name = asked_name(question, expectation)
     if name is not None:
         found = bound_value(unit, name, numeric=expectation.kind == "number")
-        if found is not None and not _in_question(found[0], question_norm, question_terms):
+        if (
+            found is not None
+            and not _in_question(found[0], question_norm, question_terms)
+            and not _in_position_column(unit, found[1], header, question)
+        ):
             return Span(found[0], 0.95, f"{BOUND} {name}")
     label = asked_label(question, expectation)
     if label is not None:

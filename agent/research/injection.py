@@ -36,7 +36,8 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         "instruction override",
         rf"\b{_OVERRIDE_VERB}\b[^.?!\n]{{0,15}}\b(previous|prior|above|earlier|preceding|all|"
         r"any|your|the|system|my)\b[^.?!\n]{0,25}\b(instructions?|prompts?|rules|directions|"
-        r"guidelines|context|constraints|polic(y|ies)|directives?|orders)",
+        r"guidelines|context|constraints|polic(y|ies)|directives?|orders)"
+        r"(?![- ]?injection)",  # "skip the prompt-injection screening" names a step
     ),
     (
         "instruction override",

@@ -83,11 +83,20 @@ class Evidence(BaseModel):
     similarity: float = 0.0  # cosine of the step's query to the chunk
     step: int = 0
     via_reference: str = ""
+    # the header and |---| lines of the table the chunk starts inside of, when the table
+    # began in an earlier chunk: its rows mean what those columns say
+    table_header: str = ""
 
     @property
     def context(self) -> str:
         """File name and heading path: what a passage is about when it does not say so."""
         return f"{self.file}\n{self.heading}"
+
+    @property
+    def table_text(self) -> str:
+        """The text with the header of the table it continues above it: where a row's
+        header is looked up (the text itself stays verbatim for citing)."""
+        return f"{self.table_header}\n{self.text}" if self.table_header else self.text
 
 
 class Citation(BaseModel):

@@ -98,7 +98,7 @@ def score_units(
                 own = max(own, LEAD_IN * coverage(terms, f"{before}\n{text}", vocabulary))
             label = hit.context
             if is_table_row(text):  # a row means what its header says
-                label += "\n" + " ".join(header_for(text, hit.text))
+                label += "\n" + " ".join(header_for(text, hit.table_text))
             combined = coverage(terms, f"{label}\n{text}", vocabulary)
             score = 0.75 * own + 0.25 * combined + 0.02 * heading_cover
             if quantity:  # a sentence without a number cannot state the asked quantity

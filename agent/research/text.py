@@ -226,7 +226,7 @@ def tokens(text: str) -> list[str]:
 _SHORT_FORMS = {
     "pt": "point", "pts": "point", "sec": "second", "secs": "second", "mins": "minut",
     "hr": "hour", "hrs": "hour", "param": "paramet", "params": "paramet", "msg": "messag",
-    "msgs": "messag",
+    "msgs": "messag", "char": "charact", "chars": "charact", "arg": "argu", "args": "argu",
 }  # fmt: skip
 
 

@@ -57,7 +57,7 @@ class UnitIndex:
                     continue
                 label = section
                 if is_table_row(unit.text):
-                    label += " " + " ".join(header_for(unit.text, row.text))
+                    label += " " + " ".join(header_for(unit.text, row.table_text))
                 counts = Counter(stem(t) for t in tokens(f"{unit.text} {label}"))
                 for term, frequency in counts.items():
                     units, frequencies = postings[term]
