@@ -1134,3 +1134,20 @@ def test_short_forms_and_kind_words_are_not_missing_focus() -> None:
     assert present_terms(["charact"], "max_readme_chars (default: 5000)") == {"charact"}
     assert "argu" not in expect("Which `method` argument should be passed here?").focus
     assert "next" not in expect("What does the symbol next to a stage mean?").focus
+
+
+def test_how_similar_asks_a_number_and_a_quoted_question_asks_nothing() -> None:
+    assert expect("How similar (cosine) must a cached question be to reuse it?").kind == "number"
+    question = "What's the name of the method that handles cases like 'how many pages' alone?"
+    assert expect(question).kind != "number"  # the quoted "how many" is an example
+    unit = "The `_try_rule_based_fetch()` method handles simple cases without a browser:"
+    assert _extracted(unit, question) == "_try_rule_based_fetch()"
+
+
+def test_what_name_does_it_return_asks_the_value_the_name_is_given() -> None:
+    question = "When a client is too old, what stop_reason does the crawler's server return?"
+    unit = 'The server returns `stop=True` with `stop_reason="unsupported_client"` at once.'
+    assert _extracted(unit, question) == "unsupported_client"
+    question = "What coverage_score is enough for the crawl to end?"  # a bound, not a binding
+    unit = "coverage_score: 0-1 (a float); the crawl ends at coverage_score >= 0.8."
+    assert _extracted(unit, question) != "0-1"

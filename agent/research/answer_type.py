@@ -28,7 +28,8 @@ _QUANTITY_NOUNS = (
     r"maximum|minimum"
 )
 _NUMBER_Q = re.compile(
-    r"\b(how (many|much|long|often|large|big|small|far)|what (percentage|fraction)|"
+    r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
+    r"strict|confident|fast|slow)|what (percentage|fraction)|"
     r"(below|above|under|over|at|to|from) what\b|(roughly|approximately) how|"
     # "what map correlation must it exceed": a bound asks for the number it sets
     r"\b(what|which)\b[^?]*\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
@@ -427,10 +428,20 @@ _WHERE_FILE = re.compile(
 )
 
 
+# "… easy cases like 'how many cells'": a quoted question asks nothing of the answer
+_QUOTED_EXAMPLE = re.compile(
+    r"(?<!\w)['‘\"“](?=[^'’\"”\n]*\b(?:how|what|which|who|when|where|why)\b)"
+    r"[^'’\"”\n]{2,60}['’\"”](?!\w)",
+    re.IGNORECASE,
+)
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
     if _WHERE_FILE.search(asking_part(main_clause(question))):
         return Expectation("identifier", _focus(main_clause(question)), False, "file")
+    question = re.sub(r"\bwhat['’]s\b", "what is", question, flags=re.IGNORECASE)
+    question = _QUOTED_EXAMPLE.sub("that", question)
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head)

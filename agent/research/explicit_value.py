@@ -69,6 +69,9 @@ _UNIT_STOP = STOPWORDS | {
 }  # fmt: skip
 
 
+_RETURNS = re.compile(r"\b(?:return|returns|set|sets|emit|emits|report|reports|assign|assigns)\b")
+
+
 def asked_name(question: str, expectation: Expectation) -> str | None:
     """The setting whose value the question asks for — `reference_token_budget` in "what
     is the default reference_token_budget" — or None when it asks something else about
@@ -80,6 +83,12 @@ def asked_name(question: str, expectation: Expectation) -> str | None:
         before = clause[: match.start()]
         if _VALUE_QUESTION.search(before) or _VALUE_NOUNS.search(before):
             return name
+        if (
+            re.search(r"\b(?:what|which)\s+`?$", before, re.IGNORECASE)
+            and "_" in name
+            and _RETURNS.search(clause[match.end() :])
+        ):
+            return name  # "what stop_reason does it return": the value it is given
         if expectation.kind in ("default", "number") and not expectation.head:
             return name
     return None
