@@ -1151,3 +1151,19 @@ def test_what_name_does_it_return_asks_the_value_the_name_is_given() -> None:
     question = "What coverage_score is enough for the crawl to end?"  # a bound, not a binding
     unit = "coverage_score: 0-1 (a float); the crawl ends at coverage_score >= 0.8."
     assert _extracted(unit, question) != "0-1"
+
+
+def test_what_an_unset_constant_defaults_to_must_be_stated_beside_it() -> None:
+    """ "If I don't set ACME_EMBED_MODEL, which model …" asks ACME_EMBED_MODEL's default:
+    a unit about another model setting does not answer it."""
+    question = "If I don't set ACME_EMBED_MODEL, which embedding model is used by default?"
+    assert unstated_constants(question, ["The planning default is big-model-72b."]) == [
+        "ACME_EMBED_MODEL"
+    ]
+    assert unstated_constants(question, ["ACME_EMBED_MODEL defaults to mini-embed-v2."]) == []
+
+
+def test_a_checkpoint_is_named_like_a_model() -> None:
+    question = "Which cross-encoder checkpoint does the crawler's reranker load?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("ms-marco-MiniLM-L-6-v2") and not shape("bi-encoder")

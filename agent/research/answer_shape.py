@@ -78,7 +78,9 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _QUOTED.fullmatch  # "which exact phrase": the words as quoted
     if head == "extension":
         return _every(_EXTENSION)
-    if head == "model" and expectation.kind in ("name", "default", "identifier"):
+    if head in ("model", "checkpoint") and expectation.kind in (
+        "name", "default", "identifier", "phrase"
+    ):
         return _model_name
     if head in {"function", "method", "test", "case"} and _TEST_FUNCTION.search(clause):
         return _every(_TEST)

@@ -80,12 +80,19 @@ _ASKED_VALUE = re.compile(
     + r")|`?(?P<before>"
     + _CONSTANT.pattern
     + r")`?\s+(?:is\s+)?(?:set\s+to|default|defaults|value)\b"
+    # "if I don't set X, which model …": what X defaults to
+    + r"|\b(?:don['’]t|do not|never|without)\s+(?:set|setting|setting up)\s+`?(?P<unset>"
+    + _CONSTANT.pattern
+    + r")"
 )
 
 
 def asked_constants(question: str) -> list[str]:
     """UPPER_SNAKE names whose value or default the question asks for, in order."""
-    found = [m.group("after") or m.group("before") for m in _ASKED_VALUE.finditer(question)]
+    found = [
+        m.group("after") or m.group("before") or m.group("unset")
+        for m in _ASKED_VALUE.finditer(question)
+    ]
     return list(dict.fromkeys(found))
 
 
