@@ -1167,3 +1167,42 @@ def test_a_checkpoint_is_named_like_a_model() -> None:
     question = "Which cross-encoder checkpoint does the crawler's reranker load?"
     shape = shape_for(expect(question), question)
     assert shape is not None and shape("ms-marco-MiniLM-L-6-v2") and not shape("bi-encoder")
+
+
+def test_the_tool_forced_after_a_named_one_needs_nothing_when_its_list_is_empty() -> None:
+    """ "Enforcement 2 forces a tool right after Parser_Tool; which prerequisites does
+    LINK_DEPS list for that forced tool?": the forced tool is where the labelled arrow
+    (or "Force X after Parser_Tool") points, and `"Viewer_Tool": []` says it needs
+    none — the heading spells it `Viewer`, the mapping `Viewer_Tool`."""
+    rules = (
+        "**Enforcement 1: Fetcher → Parser**\n\n**Enforcement 2: Parser → Viewer**\n\n"
+        "Force `Viewer_Tool` after `Parser_Tool` in every full crawl."
+    )
+    deps = (
+        "LINK_DEPS lists the dependencies of each tool:\n\n```python\nLINK_DEPS = {\n"
+        '    "Parser_Tool": ["Fetcher_Tool"],\n    "Viewer_Tool": [],  # any output\n}\n```'
+    )
+    hits = [
+        Evidence(chunk_id="r", file="crawl.md", heading="Enforcement", text=rules),
+        Evidence(chunk_id="d", file="crawl.md", heading="Dependencies", text=deps),
+    ]
+    vocabulary = Vocabulary.from_texts([rules, deps, "other words", "more words"])
+    question = (
+        "In the crawler, Enforcement 2 forces a particular tool right after Parser_Tool; "
+        "which prerequisite tools does LINK_DEPS list for that forced tool?"
+    )
+    context, asking = split_bridge(question)
+    composed = compose_bridged(context, asking, hits, vocabulary)
+    assert composed is not None and composed.direct == "none (an empty list)"
+    assert present_terms(["prerequisit"], deps) == {"prerequisit"}  # the same relation
+    # "after every cycle" names no tool: a candidate before it gets nothing for it
+    question = "Which class saves the state after every cycle?"
+    unit = "State is saved to `state.json` after every cycle by `CrawlSession`."
+    assert _extracted(unit, question) != "state.json"
+
+
+def test_a_bold_arrow_offers_where_it_points() -> None:
+    unit = "2. **→ reranker**: multi_hop, all steps done, under the limit"
+    assert _extracted(unit, "Which node does the evaluator route a multi_hop query to?") == (
+        "reranker"
+    )

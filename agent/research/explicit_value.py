@@ -94,15 +94,25 @@ def asked_name(question: str, expectation: Expectation) -> str | None:
     return None
 
 
-def bound_value(unit: str, name: str, numeric: bool = False) -> tuple[str, int] | None:
+EMPTY_LIST = "none (an empty list)"  # how a name bound to [] reads
+
+
+def bound_value(
+    unit: str, name: str, numeric: bool = False, suffixed: bool = False
+) -> tuple[str, int] | None:
     """The value a text binds to `name` (case-insensitive), and where it starts; only a
     number when `numeric`. `getenv("NAME", "600")` binds its second argument; a call
     (`= int(...)`), a condition (`NAME=none? →`) and prose (`NAME is used`) bind
-    nothing."""
-    for match in re.finditer(rf"(?<![\w.]){re.escape(name)}(?![\w])", unit, re.IGNORECASE):
+    nothing. `suffixed`: the name may carry one more part (`Viewer` binds as `Viewer_Tool`,
+    for a bridge a heading spelled short)."""
+    suffix = r"(?:_[A-Za-z]\w*)?" if suffixed else ""
+    pattern = rf"(?<![\w.]){re.escape(name)}{suffix}(?![\w])"
+    for match in re.finditer(pattern, unit, re.IGNORECASE):
         binder = _ANNOTATION.match(unit, match.end()) or _BINDER.match(unit, match.end())
         if binder is None or binder.end() == match.end():
             continue
+        if binder.group(0).rstrip().endswith("[") and unit[binder.end() :].startswith("]"):
+            return EMPTY_LIST, binder.end()  # '"Viewer_Tool": [],': it needs nothing
         value = _BOUND_VALUE.match(unit, binder.end())
         if value is None:
             continue

@@ -180,7 +180,10 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
     for m in _QUOTED.finditer(unit.replace("“", '"').replace("”", '"')):
         found.append((m.group(0), m.start(), 0.6))  # "Insufficient documentation", quotes kept
     for m in _BOLD.finditer(unit):
-        found.append((m.group(1).strip(), m.start(), 0.7))
+        # "**A → B**", "**→ replanner**": where the arrow points is the candidate
+        target = _ARROW.split(m.group(1))[-1].strip(" `")
+        if target:
+            found.append((target, m.start() + m.group(0).rfind(target), 0.7))
     for m in _IDENT.finditer(unit):
         found.append((m.group(0), m.start(), 0.8 if kind == "identifier" else 0.6))
     if kind in ("identifier", "name"):
@@ -352,8 +355,9 @@ def _explicit_span(
     label = asked_label(question, expectation)
     if label is not None:
         item = labelled_item(unit, label)
-        if item is not None and not _in_question(item[0], question_norm, question_terms):
-            return Span(item[0], 0.95, f"{BOUND} {' '.join(label)}")
+        value = _arrow_target(item[0], question_terms) if item is not None else None
+        if value is not None and not _in_question(value, question_norm, question_terms):
+            return Span(value, 0.95, f"{BOUND} {' '.join(label)}")
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")
@@ -502,12 +506,49 @@ def _object_of(unit: str, position: int, verb: str) -> bool:
 
 
 _ARROW_BEFORE = re.compile(r"([\w.-]+)`?\s*(?:→|->|=>|⟶)\s*`?$")
+_ARROW = re.compile(r"→|->|=>|⟶")
+
+
+def _named_in(name: str, question_terms: AbstractSet[str]) -> bool:
+    """Whether the question names `name` (`Cell_Analyzer` for `Cell_Analyzer_Tool` too)."""
+    name = name.strip("`*").lower()
+    return name in question_terms or any(t.startswith(f"{name}_") for t in question_terms)
+
+
+def _arrow_target(item: str, question_terms: AbstractSet[str]) -> str:
+    """ "Cell_Analyzer → Visualizer" labelled by what the question names: the name the
+    arrow from the question's name points at ("Visualizer"); any other item as it is."""
+    parts = [p.strip(" `*") for p in _ARROW.split(item)]
+    if len(parts) == 2 and all(parts) and _named_in(parts[0], question_terms):
+        return parts[1]
+    return item
+
+
+_AFTER = re.compile(r"`?\s+(?:right\s+|immediately\s+)?(?:after|following)\s+`?([\w.-]+)")
+
+
+def _runs_after_question_name(
+    unit: str, position: int, text: str, question: str, question_terms: AbstractSet[str]
+) -> bool:
+    """ "Force `Visualizer_Tool` after `Cell_Analyzer_Tool`" for a question about the
+    tool forced "after Cell_Analyzer_Tool": the candidate the unit puts after it."""
+    start = unit.find(text, position)  # a code span's candidate starts past its backtick
+    found = _AFTER.match(unit, (start if start >= 0 else position) + len(text))
+    if found is None or "_" not in found.group(1):  # a name ("after every cycle" is none)
+        return False
+    if not _named_in(found.group(1), question_terms):
+        return False
+    asked_after = rf"\b(?:after|following)\s+`?{re.escape(found.group(1))}"
+    return re.search(asked_after, question, re.IGNORECASE) is not None
 
 
 def _arrow_from_question(unit: str, position: int, question_terms: AbstractSet[str]) -> bool:
-    """Whether a candidate is where an arrow from something the question names points."""
+    """Whether a candidate is where an arrow from something the question names points
+    (`Cell_Analyzer →` for the question's `Cell_Analyzer_Tool` too)."""
     found = _ARROW_BEFORE.search(unit[max(0, position - 60) : position])
-    return found is not None and found.group(1).lower() in question_terms
+    if found is None:
+        return False
+    return _named_in(found.group(1), question_terms)
 
 
 def _head_modifier_words(unit: str, head: str) -> list[tuple[str, int, float]]:
@@ -627,6 +668,8 @@ def from_sentence(
             fit += 0.4  # "Search ChromaDB collection" for "which database does it search?"
         if _arrow_from_question(unit, position, question_terms):
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
+        elif _runs_after_question_name(unit, position, text, question, question_terms):
+            fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
@@ -665,7 +708,7 @@ def extract(
         return None if span is not None and span.text.lower() in exclude else span
     numeric = expectation.kind == "number"
     for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
-        found = bound_value(unit, bridge, numeric)
+        found = bound_value(unit, bridge, numeric, suffixed=True)
         if found is not None and found[0].lower() not in exclude:
             return Span(found[0], 0.95, f"{BOUND} {bridge}")
     return from_sentence(unit, question, expectation, exclude)

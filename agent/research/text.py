@@ -323,6 +323,14 @@ _MAGNITUDE_OF = {
 }
 
 
+# Words a document writes for the same relation as the question's word: what a tool
+# "needs first" is its prerequisite, its dependency, its requirement.
+_SAME_RELATION = {
+    "prerequisit": ("dependenc", "depend", "requir"),
+    "dependenc": ("prerequisit", "depend", "requir"),
+}
+
+
 def present_terms(terms: Iterable[str], text: str) -> set[str]:
     """The terms a text contains, by stem, as an identifier abbreviation (tol →
     tolerance), as a file extension (.py → python), for "version" as a version token
@@ -334,7 +342,15 @@ def present_terms(terms: Iterable[str], text: str) -> set[str]:
         abbreviated = short and len(term) > 4 and any(term.startswith(p) for p in short)
         version = term in _VERSION_STEMS and VERSION_TOKEN.search(text)
         magnitude = term in _MAGNITUDE_OF and _MAGNITUDE_OF[term].search(text)
-        if term in stems or abbreviated or _EXTENSION_OF.get(term) in stems or version or magnitude:
+        related = any(other in stems for other in _SAME_RELATION.get(term, ()))
+        if (
+            term in stems
+            or abbreviated
+            or _EXTENSION_OF.get(term) in stems
+            or version
+            or magnitude
+            or related
+        ):
             found.add(term)
     return found
 
