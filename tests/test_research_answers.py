@@ -1206,3 +1206,18 @@ def test_a_bold_arrow_offers_where_it_points() -> None:
     assert _extracted(unit, "Which node does the evaluator route a multi_hop query to?") == (
         "reranker"
     )
+
+
+def test_a_symbol_the_question_asks_about_picks_the_row_that_holds_it() -> None:
+    """ "what does the ⊘ symbol mean": the row keyed by ⊘ answers (an arrow or a
+    comparison in a question relates values, it is no symbol asked about)."""
+    assert quoted_phrases("What does the ⊘ symbol next to a stage mean?") == ["⊘"]
+    assert quoted_phrases("Is R-free ≤ 0.25 → refine?") == []
+    table = (
+        "The plan header marks each stage:\n\n| Symbol | Meaning |\n|---|---|\n"
+        "| ✓ | Done — the stage finished |\n| ⊘ | Skipped — not needed |\n"
+    )
+    hit = Evidence(chunk_id="t", file="guide.md", heading="Plan header", text=table)
+    vocabulary = Vocabulary.from_texts([table, "stage words", "other words"])
+    question = "In the plan header, what does the ⊘ symbol next to a stage mean?"
+    assert score_units(question, [hit], vocabulary)[0].text.startswith("| ⊘ |")

@@ -30,7 +30,7 @@ from agentcycle.agent.research.explicit_value import (
 from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
-from agentcycle.agent.research.synthesize import Scored, score_units
+from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
 from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms
 
 EMBED_TOP = 12  # units re-scored by embedding: enough to reorder, cheap enough for p50 ≤ 1 s
@@ -323,6 +323,7 @@ def compose_bridged(
     if hop.span is not None:
         bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
     found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
+    found |= set(quoted_phrases(context))  # "shown with the ⊘ symbol": named, not asked
     expectation = expect(asking)
     second = compose(  # the bridge itself is what the context names, not what is asked
         asking, evidence, vocabulary, expectation, similarities, count, bridge, found

@@ -224,6 +224,9 @@ def _column_score(header: str, clause_terms: set[str], focus: list[str]) -> floa
     return (hits + focus_hits) / len(terms)
 
 
+_POINTED_BACK = re.compile(r"\b(?:that|this|these|those)\s+([a-z]+)\b", re.IGNORECASE)
+
+
 def from_row(row: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
     """The answering cell of a table row."""
     raw = cells(row)
@@ -232,7 +235,9 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
         return None  # the header row names columns; it states no fact
     question_norm = normalise(question)
     terms = content_terms(question)
-    clause_terms = term_set(question)
+    # "what status does *that symbol* indicate": the noun pointed back at is the row's
+    # key, not the column asked for
+    clause_terms = term_set(question) - {stem(m.lower()) for m in _POINTED_BACK.findall(question)}
     keys = []
     whole_keys = []
     for cell in raw:

@@ -13,6 +13,7 @@ whether the evidence answers the question at all.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from agentcycle.agent.research.clean import header_for, is_table_row
@@ -55,6 +56,7 @@ _QUOTED_EXAMPLES = re.compile(
     re.IGNORECASE,
 )
 QUOTED_PHRASE = 0.5  # added to a unit that holds a phrase the question quotes
+_OPERATORS = set("→←↑↓↔⟶⇒⇐≤≥≠≈±×÷−∞")  # they relate values; a unit holding one is no match
 
 
 @dataclass(frozen=True)
@@ -111,9 +113,17 @@ def score_units(
 
 
 def quoted_phrases(question: str) -> list[str]:
-    """The phrases of two or more words a question quotes (not as examples), normalised."""
+    """The phrases of two or more words a question quotes (not as examples), normalised,
+    and the symbols it asks about ("what does the ⊘ symbol mean"): held verbatim by
+    the unit that answers."""
     named = _QUOTED_EXAMPLES.sub(" ", question)
-    return [normalise(m.group(1)) for m in _QUOTED_PHRASE.finditer(named)]
+    phrases = [normalise(m.group(1)) for m in _QUOTED_PHRASE.finditer(named)]
+    symbols = [
+        c
+        for c in question
+        if unicodedata.category(c) in ("So", "Sm") and ord(c) > 127 and c not in _OPERATORS
+    ]
+    return phrases + list(dict.fromkeys(symbols))
 
 
 def _introduced(units: list[Unit], index: int) -> str:
