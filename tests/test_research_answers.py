@@ -1221,3 +1221,14 @@ def test_a_symbol_the_question_asks_about_picks_the_row_that_holds_it() -> None:
     vocabulary = Vocabulary.from_texts([table, "stage words", "other words"])
     question = "In the plan header, what does the ⊘ symbol next to a stage mean?"
     assert score_units(question, [hit], vocabulary)[0].text.startswith("| ⊘ |")
+
+
+def test_how_many_x_takes_no_number_that_counts_something_else() -> None:
+    """ "How many requests per day …": a changelog row's file count and a release name
+    count no requests, so neither answers (and no number left means a near-miss)."""
+    question = "How many requests per day does the crawler's daily limit allow?"
+    table = "| Version | Change | Files |\n|---|---|---|\n| v112.78 | daily limit error | 8 |\n"
+    assert _extracted(table.splitlines()[2], question, table) is None
+    assert _extracted("The v112.78 release raises an error at the daily limit.", question) is None
+    table = "| Limit | Requests |\n|---|---|\n| daily | 500 |\n"
+    assert _extracted(table.splitlines()[2], question, table) == "500"

@@ -250,6 +250,7 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             and (whole in question_norm or len(present) >= max(1, len(cell_terms) * 0.6))
         )
     order = list(range(len(raw)))
+    counted = asked_unit(question) if expectation.kind == "number" else set()
     explicit = _explicit_span(row, question, expectation, header)
     if explicit is not None:
         return explicit
@@ -286,6 +287,8 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             continue
         if header and index < len(header) and _is_position_column(header[index], question):
             continue  # "Line: 425" says where the name is defined, not what it is
+        if counted and not counted & term_set(f"{header[index] if header else ''} {raw[index]}"):
+            continue  # "how many requests": a cell that counts no requests does not answer
         value = _cell_value(raw[index], expectation)
         if value and not _in_question(value, question_norm, set(terms)):
             fit = _fits(value, expectation.kind)
@@ -666,6 +669,8 @@ def from_sentence(
             continue  # "`other_name` (9 patterns)": the 9 is another thing's
         if counted and counts_another_noun(unit, position + len(text), counted):
             continue  # "61 tutorials" does not answer how many patterns
+        if counted and VERSION_TOKEN.fullmatch(text):
+            continue  # "v112.78" names a release; it counts nothing
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for

@@ -165,6 +165,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"evidence never names {composed.focus_missing}")
     if composed and composed.shape_missing:
         reasons.append(f"no span of the shape a {expectation.head!r} has")
+    if composed and composed.span is None and expectation.kind == "number":
+        reasons.append("no number of the asked kind in the best evidence")
     if composed and composed.unbound_setting:
         reasons.append(f"no passage states a default for {composed.unbound_setting}")
     if composed and composed.given_for_others:
