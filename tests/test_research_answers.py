@@ -1232,3 +1232,10 @@ def test_how_many_x_takes_no_number_that_counts_something_else() -> None:
     assert _extracted("The v112.78 release raises an error at the daily limit.", question) is None
     table = "| Limit | Requests |\n|---|---|\n| daily | 500 |\n"
     assert _extracted(table.splitlines()[2], question, table) == "500"
+
+
+def test_only_a_quantity_question_needs_a_number() -> None:
+    from agentcycle.agent.research.answer_type import asks_a_quantity
+
+    assert asks_a_quantity("How many requests per day does the limit allow?")
+    assert not asks_a_quantity("Which display_mode value is this the same as?")

@@ -295,6 +295,12 @@ _BACK_REFERENCE = re.compile(
 )
 
 
+def asks_a_quantity(question: str) -> bool:
+    """ "How many/much/long/often …", "what percentage …": a number and nothing else
+    answers ("which X value" may be a name)."""
+    return _STRONG_NUMBER_Q.search(main_clause(question)) is not None
+
+
 def points_back(asking: str) -> bool:
     """Whether an asking clause refers to something said before it ("its", "that tool")."""
     return _BACK_REFERENCE.search(asking) is not None

@@ -12,7 +12,7 @@ import re
 from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
-from agentcycle.agent.research.answer_type import expect, split_bridge
+from agentcycle.agent.research.answer_type import asks_a_quantity, expect, split_bridge
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.compose import compose, compose_bridged
 from agentcycle.agent.research.key_entities import (
@@ -165,7 +165,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"evidence never names {composed.focus_missing}")
     if composed and composed.shape_missing:
         reasons.append(f"no span of the shape a {expectation.head!r} has")
-    if composed and composed.span is None and expectation.kind == "number":
+    if composed and composed.span is None and asks_a_quantity(question):
         reasons.append("no number of the asked kind in the best evidence")
     if composed and composed.unbound_setting:
         reasons.append(f"no passage states a default for {composed.unbound_setting}")
