@@ -1239,3 +1239,11 @@ def test_only_a_quantity_question_needs_a_number() -> None:
 
     assert asks_a_quantity("How many requests per day does the limit allow?")
     assert not asks_a_quantity("Which display_mode value is this the same as?")
+
+
+def test_on_what_date_asks_for_a_date() -> None:
+    question = "On what date did the mirror retire the old crawler model?"
+    assert expect(question).kind == "number" and "date" not in expect(question).focus
+    unit = "The mirror retired crawler-1.0 on 2026-05-20, which broke 3 nightly jobs."
+    assert _extracted(unit, question) == "2026-05-20"
+    assert "largest" not in expect("What is the largest number of pages it accepts?").focus

@@ -25,7 +25,7 @@ _QUANTITY_NOUNS = (
     r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
-    r"maximum|minimum"
+    r"maximum|minimum|date|day"
 )
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
@@ -243,6 +243,7 @@ _KIND_NOUNS = {
     "tolerance",
     "similarity",
     "argument",
+    "date",
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {
@@ -259,6 +260,10 @@ _FOCUS_STOP = STOPWORDS | {
     "current",
     "specific",
     "next",  # "the symbol next to a stage": where it stands, not what is asked
+    "largest",
+    "smallest",
+    "highest",
+    "lowest",
 }
 # "which of those *three*": a count of the options, never what the evidence must name
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")

@@ -55,6 +55,7 @@ _IDENT = re.compile(
     r"|[a-z]+(?:-[a-z0-9.]+){1,5})(?![\w])"  # hyphenated model names
 )
 _NUMBER = re.compile(
+    r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-])|"  # a date: 2026-05-20
     r"(?:[<>≤≥~]=?\s*)?(?<![\w.])\d+(?:[.,]\d+)?(?:\s*(?:[-–]|to)\s*\d+(?:[.,]\d+)?)?"
     r"(?:(?:\s*|-)(?:%|Å|MB|GB|KB|[KMB]\b|ms\b|s\b|seconds?|minutes?|hours?|days?|tokens?|"
     r"words?|cycles?|steps?|chunks?|times|calls|sentences|rules|templates|tests|passages|"
