@@ -27,6 +27,7 @@ _TEST = re.compile(r"test_\w+(?:\(\))?")
 _FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
 _QUOTED = re.compile(r'"[^"\n]{2,80}"')
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2},? \d{4}")
 _WORDING_HEADS = {"phras", "wording", "text", "string", "sentenc", "quot"}  # stems
 _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
@@ -84,6 +85,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _model_name
     if head in {"function", "method", "test", "case"} and _TEST_FUNCTION.search(clause):
         return _every(_TEST)
+    if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
+        return _DATE.fullmatch
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
     if head in {"version", "releas"} and re.match(r"\s*(?:which|what)\b", clause, re.I):
