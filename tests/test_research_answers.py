@@ -1247,3 +1247,11 @@ def test_on_what_date_asks_for_a_date() -> None:
     unit = "The mirror retired crawler-1.0 on 2026-05-20, which broke 3 nightly jobs."
     assert _extracted(unit, question) == "2026-05-20"
     assert "largest" not in expect("What is the largest number of pages it accepts?").focus
+
+
+def test_which_python_module_asks_for_a_py_path_or_a_dotted_name() -> None:
+    question = "In the crawler, which Python module holds the LINK_RULES mapping?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("crawler/models/link_rules.py")
+    assert shape("crawler.models.link_rules") and not shape("Link_Rules_Tool")
+    assert "equivalent" not in expect("What is the equivalent keyword on the CLI?").focus

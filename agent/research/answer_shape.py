@@ -25,6 +25,7 @@ _ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 _TEST = re.compile(r"test_\w+(?:\(\))?")
 _FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")
+_MODULE = re.compile(r"[\w./-]*\w\.py|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
 _QUOTED = re.compile(r'"[^"\n]{2,80}"')
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2},? \d{4}")
@@ -75,6 +76,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_ENV_VAR)
     if head == "file" and expectation.kind in ("identifier", "name", "phrase"):
         return _every(_FILE)
+    if head == "modul" and re.search(r"\bpython\b", clause, re.IGNORECASE):
+        return _every(_MODULE)  # "which Python module": a .py path or a dotted name
     if head in _WORDING_HEADS and "exact" in clause.lower():
         return _QUOTED.fullmatch  # "which exact phrase": the words as quoted
     if head == "extension":

@@ -260,6 +260,10 @@ _FOCUS_STOP = STOPWORDS | {
     "current",
     "specific",
     "next",  # "the symbol next to a stage": where it stands, not what is asked
+    # "the equivalent keyword", "what value corresponds to …": a relation, not a subject
+    "equivalent",
+    "correspond",
+    "corresponding",
     "largest",
     "smallest",
     "highest",
