@@ -144,11 +144,17 @@ def _query_vector(text: str) -> Any:
 
 
 def search_corpus(
-    corpus: str, query: str, k: int, file: str | None = None, heading: str | None = None
+    corpus: str,
+    query: str,
+    k: int,
+    file: str | None = None,
+    heading: str | None = None,
+    version: str | None = None,
 ) -> list[Evidence]:
-    """Hybrid search of a corpus as Evidence."""
+    """Hybrid search of a corpus as Evidence; `version` (as `version_key` gives it, read
+    now when not given) is the one whose table headers the hits carry."""
     hits = search(corpus, query, k=k, file=file, heading=heading, query_vector=_query_vector(query))
-    headers = corpus_text(corpus).table_headers
+    headers = corpus_text(corpus, version).table_headers
     return [
         Evidence(
             chunk_id=h.chunk_id, file=h.file, heading=h.heading, text=h.text, score=h.score,
@@ -158,9 +164,13 @@ def search_corpus(
     ]  # fmt: skip
 
 
-def search_corpus_many(corpus: str, queries: list[str], k: int) -> list[list[Evidence]]:
-    """`search_corpus` for each query, in order (a step's pooled retrieval)."""
-    return [search_corpus(corpus, query, k) for query in queries]
+def search_corpus_many(
+    corpus: str, queries: list[str], k: int, version: str | None = None
+) -> list[list[Evidence]]:
+    """`search_corpus` for each query, in order (a step's pooled retrieval), against one
+    version read once."""
+    version = version or version_key(corpus)
+    return [search_corpus(corpus, query, k, version=version) for query in queries]
 
 
 class LocalTools:
@@ -324,7 +334,7 @@ def retrieve_task(
 ) -> list[Evidence]:
     """One hybrid search of a corpus, cached on `corpus_version` (see `version_key`) and
     the query: re-ingesting a corpus changes its version, so no stale chunk is served."""
-    return search_corpus(corpus, query, k, file, heading)
+    return search_corpus(corpus, query, k, file, heading, corpus_version)
 
 
 @task(
@@ -339,7 +349,7 @@ def retrieve_many_task(
     corpus: str, corpus_version: str, queries: list[str], k: int
 ) -> list[list[Evidence]]:
     """A step's pooled retrieval: one hybrid search per query, cached like `retrieve`."""
-    return search_corpus_many(corpus, queries, k)
+    return search_corpus_many(corpus, queries, k, corpus_version)
 
 
 @task(

@@ -36,26 +36,29 @@ def header_for(row: str, chunk_text: str) -> list[str]:
     lines = chunk_text.splitlines()
     target = " ".join(row.split())
     index = next((i for i, line in enumerate(lines) if " ".join(line.split()) == target), -1)
-    if index < 0:
+    above = _header_above(lines, index) if index >= 0 else None
+    if above is None:
         return []
+    header = [clean_inline(c) for c in cells(lines[above])]
+    return header if len(header) == len(cells(row)) else []
+
+
+def _header_above(lines: list[str], index: int) -> int | None:
+    """The index of the header line of the table whose rows run up to `lines[index]`
+    (the line above its |---| separator), or None when a non-table line comes first."""
     for i in range(index, 0, -1):
         if _SEPARATOR.match(lines[i]) and is_table_row(lines[i - 1]):
-            header = [clean_inline(c) for c in cells(lines[i - 1])]
-            return header if len(header) == len(cells(row)) else []
+            return i - 1
         if not is_table_row(lines[i]):
-            return []
-    return []
+            return None
+    return None
 
 
 def open_table_header(text: str) -> str:
     """The header and separator lines of the table `text` ends inside of, or ''."""
     lines = [line for line in text.splitlines() if line.strip()]
-    for i in range(len(lines) - 1, 0, -1):
-        if _SEPARATOR.match(lines[i]) and is_table_row(lines[i - 1]):
-            return f"{lines[i - 1]}\n{lines[i]}"
-        if not is_table_row(lines[i]):
-            return ""
-    return ""
+    above = _header_above(lines, len(lines) - 1)
+    return "" if above is None else f"{lines[above]}\n{lines[above + 1]}"
 
 
 def starts_headless_table(text: str) -> bool:

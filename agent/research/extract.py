@@ -514,8 +514,8 @@ def _object_of(unit: str, position: int, verb: str) -> bool:
     return any(stem(word.lower()) == verb for word in words)
 
 
-_ARROW_BEFORE = re.compile(r"([\w.-]+)`?\s*(?:→|->|=>|⟶)\s*`?$")
 _ARROW = re.compile(r"→|->|=>|⟶")
+_ARROW_BEFORE = re.compile(rf"([\w.-]+)`?\s*(?:{_ARROW.pattern})\s*`?$")
 
 
 def _named_in(name: str, question_terms: AbstractSet[str]) -> bool:

@@ -105,8 +105,10 @@ def score_units(
             score = 0.75 * own + 0.25 * combined + 0.02 * heading_cover
             if quantity:  # a sentence without a number cannot state the asked quantity
                 score = score + 0.05 if has_number(text) else score * 0.7
-            if quoted and any(phrase in normalise(text) for phrase in quoted):
-                score += QUOTED_PHRASE
+            if quoted:
+                normalised = normalise(text)
+                if any(phrase in normalised for phrase in quoted):
+                    score += QUOTED_PHRASE
             score -= 0.005 * rank
             scored.append(Scored(score, text, hit, rank * 10_000 + unit.start))
     return sorted(scored, key=lambda s: s.score, reverse=True)
