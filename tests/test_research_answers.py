@@ -11,7 +11,12 @@ import pytest
 import yaml
 
 from agentcycle.agent.research.answer_shape import shape_for
-from agentcycle.agent.research.answer_type import expect, main_clause, split_bridge
+from agentcycle.agent.research.answer_type import (
+    Expectation,
+    expect,
+    main_clause,
+    split_bridge,
+)
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
 from agentcycle.agent.research.compose import Composition, compose, compose_bridged, render
@@ -33,7 +38,7 @@ from agentcycle.agent.research.stated_default import (
 )
 from agentcycle.agent.research.synthesize import cite, quoted_phrases, score_units
 from agentcycle.agent.research.table_headers import Placed, continued_table_headers
-from agentcycle.agent.research.text import Vocabulary, present_terms
+from agentcycle.agent.research.text import Vocabulary, present_terms, stem
 from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.evaluation.scorers import direct, score_qa
 from agentcycle.evaluation.split import select, split_of
@@ -1255,3 +1260,45 @@ def test_which_python_module_asks_for_a_py_path_or_a_dotted_name() -> None:
     assert shape is not None and shape("crawler/models/link_rules.py")
     assert shape("crawler.models.link_rules") and not shape("Link_Rules_Tool")
     assert "equivalent" not in expect("What is the equivalent keyword on the CLI?").focus
+
+
+def test_a_number_that_numbers_a_tier_or_step_is_no_value() -> None:
+    unit = "Stage 3 — Similarity check: two answers sharing >75% of their words count as one."
+    question = "Above what word share are two answers counted as one?"
+    assert _extracted(unit, question) == ">75%"
+    # unless the item is what is asked for: a number question whose head is the stage
+    unit = "The crawler gives up at stage 4."
+    question = "At what stage number does the crawler give up?"
+    asked = extract(unit, unit, question, Expectation("number", ["crawler"], False, stem("stage")))
+    other = extract(unit, unit, question, Expectation("number", ["crawler"], False, ""))
+    assert asked is not None and other is not None and asked.text == other.text == "4"
+    assert other.score < 0.5 * asked.score
+
+
+def test_how_long_should_a_text_be_reads_a_length() -> None:
+    unit = "The planner writes a summary plus 2 follow-ups; each summary is 40-60 words long."
+    question = "How long should each summary be?"
+    assert _extracted(unit, question) == "40-60 words"
+
+
+def test_the_column_asked_for_is_not_the_key_column_the_question_also_names() -> None:
+    table = (
+        "| Metric | Meaning | Fine | Alarming |\n|---|---|---|---|\n"
+        "| Latency | Time per request in ms over 1000 calls | < 50 | > 400 |\n"
+    )
+    row = table.splitlines()[-1]
+    question = "In the metrics table, above what latency value is a service alarming?"
+    assert _extracted(row, question, table) == "400"
+
+
+def test_the_value_bound_to_a_name_the_question_writes_answers_which_x() -> None:
+    unit = '_BLOCKED_FLAGS = { "crawler.fetch_page": ["follow_redirects"], }'
+    question = "Which flag is blocked from the start for crawler.fetch_page?"
+    assert _extracted(unit, question) == "follow_redirects"
+
+
+def test_generic_modifiers_and_how_many_times_are_no_focus_words() -> None:
+    assert "tim" not in expect("How many times at most can the crawler retry a page?").focus
+    focus = expect("Which extra value is accepted as an alias for verbose?").focus
+    assert "extra" not in focus
+    assert "internal" not in expect("Which internal call fills the result?").focus

@@ -271,7 +271,15 @@ _FOCUS_STOP = STOPWORDS | {
 }
 # "which of those *three*": a count of the options, never what the evidence must name
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_FOCUS_STOP |= {stem(word) for word in (*_NUMBER_WORDS, "both")}
+# "which *extra* value", "which *internal* call": they set the asked thing apart from
+# others, and passages name the thing itself, seldom with this word; "how many *times*"
+# counts occurrences, a word no passage need write
+_SETTING_APART = (
+    "extra", "additional", "internal", "other", "particular", "actual", "different",
+    "separate", "further", "certain", "single", "same", "new", "special", "precise",
+    "overall", "approximate", "times",
+)  # fmt: skip
+_FOCUS_STOP |= {stem(word) for word in (*_NUMBER_WORDS, "both", *_SETTING_APART)}
 
 
 @dataclass(frozen=True)

@@ -208,6 +208,26 @@ def _names_in(question: str) -> frozenset[str]:
     )
 
 
+_CODE_NAME = re.compile(r"`([^`\s]{3,60})`|(?<![\w.])([A-Za-z_][\w]*(?:[._][\w]+)+)(?![\w])")
+
+
+@lru_cache(maxsize=64)
+def _code_names_in(question: str) -> frozenset[str]:
+    """Every code name the question writes: `quoted`, snake_case and dotted
+    (`phenix.resolve_cryo_em`, `contract.py`)."""
+    return frozenset(
+        (m.group(1) or m.group(2)).strip("`") for m in _CODE_NAME.finditer(question)
+    )
+
+
+def values_bound_to_question_names(unit: str, question: str) -> set[int]:
+    """Where the unit's values bound to a name the question names start:
+    `"phenix.resolve_cryo_em": ["ncs_file"]` for "which parameter … for
+    phenix.resolve_cryo_em" (the value, not the table's name, answers)."""
+    found = (bound_value(unit, name) for name in _code_names_in(question))
+    return {at for hit in found if hit is not None for at in (hit[1], hit[1] + 1)}
+
+
 _OWNED_COUNT = re.compile(r"`?([A-Za-z_][\w.]*_[\w.]*)`?\s*\(\s*[~≈]?\s*$")
 
 

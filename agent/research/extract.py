@@ -32,6 +32,7 @@ from agentcycle.agent.research.explicit_value import (
     counts_another_noun,
     counts_unit,
     labelled_item,
+    values_bound_to_question_names,
 )
 from agentcycle.agent.research.text import (
     STOPWORDS,
@@ -68,6 +69,12 @@ _DURATION = re.compile(
     r"months?|years?)$",
     re.IGNORECASE,
 )
+# "10-30 words", "3-4 sentences": a number that is a length, for "how long should X be"
+_LENGTH = re.compile(
+    r"\d(?:\s*|-)(?:words?|sentences?|tokens?|characters?|chars|lines?|pages?|paragraphs?)$",
+    re.IGNORECASE,
+)
+_HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
 _ASKS_DURATION = re.compile(
     r"\bhow long\b(?!.*\b(?:words?|sentences?|tokens?|characters?|chars|lines?|pages?)\b)|"
     r"\b(?:timeout|time-?out|duration|delay|interval|latency|wait)\b",
@@ -81,6 +88,15 @@ COMPOUND_MODIFIER = 0.6
 _ENUMERATOR = re.compile(r"\((\d)\)")
 _BOOLEAN = re.compile(r"true|false|yes|no|on|off|enabled|disabled", re.IGNORECASE)
 _SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
+# "Tier 2", "Level 3", "Enforcement 3", "(cycle 2)": a number after such a word names an
+# item of a sequence; it is a value only when that item is what the question asks for
+_ORDINAL_LABEL = re.compile(
+    r"\b(tier|level|phase|step|stage|rule|round|example|part|figure|fig\.|table|case|"
+    r"enforcement|scenario|item|chapter|appendix|layer|pass|attempt|cycle|iteration|"
+    r"option|group|batch|gate|check)\s*#?$",
+    re.IGNORECASE,
+)
+ORDINAL_LABEL = 0.3
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
 _DEFAULT = (
@@ -197,6 +213,13 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
     return found
 
 
+def _ordinal_item(unit: str, position: int, head: str) -> bool:
+    """Whether the number at `position` follows a sequence word ("Tier 2") that is not
+    the noun the question asks for ("which cycle", "at what step" ask for the item)."""
+    label = _ORDINAL_LABEL.search(unit, max(0, position - 16), position)
+    return label is not None and stem(label.group(1).lower().rstrip(".")) != head
+
+
 def _enumerators(unit: str) -> set[int]:
     """Positions of "(1)", "(2)"… when the unit counts off at least two of them in turn;
     a single "(8)" after a noun may be the value itself ("fuzzy (0.7)", "top (8)")."""
@@ -262,15 +285,15 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
     if named is not None:
         return named
     if header:
+        # The column the question names answers it unless the question quotes the cell:
+        # in "the metrics table … considered concerning", the Metric column holds the
+        # row's key ("Clashscore"), so Concerning is the column asked for.
+        unquoted = [i for i in order if i < len(header) and not whole_keys[i]]
         ranked = sorted(
-            order, key=lambda i: -_column_score(header[i], clause_terms, expectation.focus)
+            unquoted, key=lambda i: -_column_score(header[i], clause_terms, expectation.focus)
         )
-        best = ranked[0]
-        # The column the question names answers it unless the question quotes the cell.
-        if (
-            _column_score(header[best], clause_terms, expectation.focus) > 0
-            and not whole_keys[best]
-        ):
+        best = ranked[0] if ranked else 0
+        if ranked and _column_score(header[best], clause_terms, expectation.focus) > 0:
             value = _cell_value(raw[best], expectation)
             if value and _fits(value, expectation.kind):
                 return Span(value, 0.9, f"table column {header[best]!r}")
@@ -644,8 +667,10 @@ def from_sentence(
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
+    asks_length = kind == "number" and bool(_HOW_LONG.search(main_clause(question)))
     verb = _closing_verb(question) if kind != "number" else ""
     anchors = _anchors(unit, terms)
+    bound_here = values_bound_to_question_names(unit, question) if kind != "number" else set()
     best: Span | None = None
     seen: set[str] = set()
     candidates = _candidates(unit, kind)
@@ -681,6 +706,8 @@ def from_sentence(
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         elif _runs_after_question_name(unit, position, text, question, question_terms):
             fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
+        elif position in bound_here:
+            fit += 0.6  # '"phenix.resolve_cryo_em": ["ncs_file"]': what the asked name holds
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
@@ -689,6 +716,10 @@ def from_sentence(
                 fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting
             if asks_duration and _DURATION.search(text):
                 fit += 0.4  # "how long is the timeout": "30-second", not "(2)"
+            elif asks_length and _LENGTH.search(text):
+                fit += 0.4  # "how long should each query be": "10-30 words"
+            if _ordinal_item(unit, position, expectation.head):
+                fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += 0.7  # named by the noun asked for: above any unnamed code span
         elif modifiers and _named_by_head(unit, position, len(text), *modifiers):
