@@ -1302,3 +1302,22 @@ def test_generic_modifiers_and_how_many_times_are_no_focus_words() -> None:
     focus = expect("Which extra value is accepted as an alias for verbose?").focus
     assert "extra" not in focus
     assert "internal" not in expect("Which internal call fills the result?").focus
+
+
+def test_a_verb_before_its_object_ends_the_asked_noun_phrase() -> None:
+    question = "Which cleanup rule strips every header not in _ALLOWED?"
+    assert expect(question).head == "rule"
+    assert expect("Which node reads its config file first?").head == "node"
+    assert expect("Which process tasks are queued?").head == "task"  # no object: a noun
+
+
+def test_a_constant_the_question_spells_in_words_binds_its_default() -> None:
+    unit = (
+        "FETCH_TIMEOUT = int(os.getenv('FETCH_TIMEOUT', '45'))  # s "
+        "PARSE_TIMEOUT = int(os.getenv('PARSE_TIMEOUT', '90'))  # s"
+    )
+    assert _extracted(unit, "What is the default timeout for fetching pages?") == "45"
+    assert _extracted(unit, "What is the default timeout for parsing a page?") == "90"
+    # a name the question writes binds only as code: "multi_hop (6/6)" is prose
+    prose = "The classifier labels all quiz items multi_hop (6/6) and sends them to `replanner`."
+    assert _extracted(prose, "Which node handles multi_hop questions?") == "replanner"

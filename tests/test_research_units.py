@@ -301,6 +301,9 @@ def test_mc_takes_the_open_answer_and_an_options_bare_number() -> None:
     unchanged, _ = score_options(question, choices, units, vocabulary, answer="120 tokens")
     assert unchanged == without  # another unit's 120 names no option
     assert matches_answer("40", "40 pts") and not matches_answer("40 s", "40 pts")
+    # "C" names "Rule C" when the question asks which rule: its other words are asked
+    assert matches_answer("Rule C", "C", "Which rule strips the keys?")
+    assert not matches_answer("Rule C", "C") and not matches_answer("Rule C", "D", "Which rule?")
 
 
 def test_mc_reads_each_option_where_it_is_stated_beyond_the_questions_best_units() -> None:

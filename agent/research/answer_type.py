@@ -366,6 +366,22 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     return context, asking
 
 
+# Determiners that open an object, never a reduced relative clause: "the file extensions
+# *the* crawler treats" is a noun phrase, "rule strips *every* key" a verb and its object
+_DETERMINERS = {"every", "each", "all", "any", "its", "their", "no"}
+
+
+def _verb_before_object(word: str, following: list[str]) -> bool:
+    """Whether `word` is a verb in the third person by its object: "-s" before a
+    determiner ("which rule *strips* every key", "which node *reads* its file")."""
+    return (
+        word.endswith("s")
+        and not word.endswith("ss")
+        and bool(following)
+        and following[0].strip("?,.;:()'\"").lower() in _DETERMINERS
+    )
+
+
 def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
     """The noun phrase opening `words`; `counted`: its first word is the noun a "how
     many" counts, whatever else it could be ("how many *points* does R-free give")."""
@@ -376,7 +392,11 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
             phrase.append(bare)
             continue
         # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
-        if bare in _VERBS or (bare.endswith("ed") and len(bare) > 4 and "_" not in bare):
+        if (
+            bare in _VERBS
+            or (bare.endswith("ed") and len(bare) > 4 and "_" not in bare)
+            or (phrase and _verb_before_object(bare, words[index + 1 : index + 2]))
+        ):
             if phrase:
                 break
             continue
@@ -421,13 +441,15 @@ def head_noun(clause: str) -> str:
     if not match:
         return ""
     phrase: list[str] = []
-    for word in clause[match.end() :].split()[:5]:
+    for index, word in enumerate(clause[match.end() :].split()[:5]):
         bare = word.strip("?,.;:()'\"").lower()
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue
         if not bare.replace("-", "").isalpha() or bare in _VERBS or bare in STOPWORDS:
             break
+        if phrase and _verb_before_object(bare, clause[match.end() :].split()[index + 1 :][:1]):
+            break  # "which rule *strips* every key": the rule is asked for
         if bare in _RELATIVE:
             break  # "which programs *whose* …": the clause after it says which
         phrase.append(bare)

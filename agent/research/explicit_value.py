@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from agentcycle.agent.research.answer_type import Expectation, asking_part, main_clause
-from agentcycle.agent.research.text import STOPWORDS, stem
+from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
 
 BOUND = "value bound to"  # Span.how prefixes: compose prefers these spans
 COUNTED = "count of the asked unit"
@@ -220,12 +220,47 @@ def _code_names_in(question: str) -> frozenset[str]:
     )
 
 
-def values_bound_to_question_names(unit: str, question: str) -> set[int]:
-    """Where the unit's values bound to a name the question names start:
+# `NAME = `, `"key": [`, `getenv("NAME", `: a binding written as code
+_ASSIGNED = re.compile(r"[`\"']?\s*(?:=|:|,)\s*\[?\s*[`\"']?")
+_UNIT_CONSTANT = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
+SPELLED_SHARE = 0.6  # of a constant's parts the question must write, in words
+
+
+def _spelled(part: str, words: AbstractSet[str]) -> bool:
+    """Whether the question writes a constant's part: its stem, or a word it begins
+    (EMBED in "embedding", TOL in "tolerance")."""
+    return bool(set(content_terms(part)) & words) or any(
+        w.startswith(part) for w in words if len(part) >= 3
+    )
+
+
+def values_bound_to_question_names(
+    unit: str, question: str, words: AbstractSet[str], numeric: bool = False
+) -> dict[int, str]:
+    """The unit's values bound to a name the question names, by where they start (or one
+    character later, past an opening quote):
     `"phenix.resolve_cryo_em": ["ncs_file"]` for "which parameter … for
-    phenix.resolve_cryo_em" (the value, not the table's name, answers)."""
-    found = (bound_value(unit, name) for name in _code_names_in(question))
-    return {at for hit in found if hit is not None for at in (hit[1], hit[1] + 1)}
+    phenix.resolve_cryo_em" (the value, not the table's name, answers), and a name whose
+    parts the question spells in words (`EMBED_TIMEOUT = getenv("EMBED_TIMEOUT", "120")`
+    for "the timeout for embedding requests"; `words`: the question's words and their stems)."""
+    names = set(_code_names_in(question))
+    spelled: dict[str, float] = {}  # of PLAN_TIMEOUT and EMBED_TIMEOUT, the best spelled
+    for match in _UNIT_CONSTANT.finditer(unit):
+        parts = [p.lower() for p in match.group(0).split("_") if content_terms(p)]
+        written = [p for p in parts if _spelled(p, words)]
+        share = len(written) / len(parts) if parts else 0.0
+        if share >= SPELLED_SHARE:
+            spelled[match.group(0)] = share
+    names |= {name for name, share in spelled.items() if share == max(spelled.values())}
+    found: dict[int, str] = {}
+    for name in names:
+        hit = bound_value(unit, name, numeric)
+        if hit is None:
+            continue
+        end = unit.lower().rfind(name.lower(), 0, hit[1]) + len(name)
+        if _ASSIGNED.fullmatch(unit, end, hit[1]):  # not "multi_hop (6/6)": prose
+            found[hit[1]] = found[hit[1] + 1] = hit[0]
+    return found
 
 
 _OWNED_COUNT = re.compile(r"`?([A-Za-z_][\w.]*_[\w.]*)`?\s*\(\s*[~≈]?\s*$")

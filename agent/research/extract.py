@@ -670,10 +670,17 @@ def from_sentence(
     asks_length = kind == "number" and bool(_HOW_LONG.search(main_clause(question)))
     verb = _closing_verb(question) if kind != "number" else ""
     anchors = _anchors(unit, terms)
-    bound_here = values_bound_to_question_names(unit, question) if kind != "number" else set()
+    bound_here = values_bound_to_question_names(
+        unit, question, question_terms, numeric=kind == "number"
+    )
     best: Span | None = None
     seen: set[str] = set()
     candidates = _candidates(unit, kind)
+    if kind != "number":  # `TIMEOUT = getenv("TIMEOUT", "120")`: a default of any form;
+        # a number names no program or model ("max_refine_cycles=1" for "which program")
+        if kind != "default":
+            bound_here = {at: v for at, v in bound_here.items() if not _NUMBER.fullmatch(v)}
+        candidates += [(text, at, 1.0) for at, text in bound_here.items()]
     if expectation.head and kind != "number":
         candidates += _head_modifier_words(unit, expectation.head)
     if expectation.kind == "list":
@@ -711,6 +718,8 @@ def from_sentence(
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
+            if position in bound_here:
+                fit += 0.6  # `EMBED_TIMEOUT', '120'`: bound to the name the question spells
             joined = _COMPOUND_AFTER.match(unit, position + len(text))
             if joined and text.isdigit() and not counted:
                 fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting

@@ -21,6 +21,7 @@ from agentcycle.agent.research.text import (
     content_terms,
     normalise,
     present_terms,
+    term_set,
 )
 
 WINDOW_CHARS = 80
@@ -50,13 +51,18 @@ def _needles(option: str) -> list[tuple[str, float]]:
     return found
 
 
-def matches_answer(option: str, answer: str) -> bool:
-    """Whether the open answer to the question names this option: the same text, or
-    the same leading number ("120" for "120 seconds")."""
+def matches_answer(option: str, answer: str, question: str = "") -> bool:
+    """Whether the open answer to the question names this option: the same text, the
+    same text once the option's words the question writes are set aside ("C" names
+    "Rule C" for "which rule …"), or the same leading number ("120" for "120 seconds")."""
     said, offered = normalise(answer).strip(" .`'\""), normalise(option).strip(" .`'\"")
     if not said or not offered:
         return False
     if said == offered:
+        return True
+    asked = term_set(question)
+    own = [w for w in offered.split() if len(w) < 3 or not term_set(w) <= asked]
+    if own and len(own) < len(offered.split()) and " ".join(own) == said:
         return True
     said_number, offered_number = _LEADING_NUMBER.match(said), _LEADING_NUMBER.match(offered)
     if not (said_number and offered_number and said_number.group(1) == offered_number.group(1)):
@@ -91,7 +97,7 @@ def score_options(
     counted = asked_unit(objective)
     scores: dict[str, float] = {}
     reasons: dict[str, str] = {}
-    answered = [k for k, v in choices.items() if matches_answer(v, answer)]
+    answered = [k for k, v in choices.items() if matches_answer(v, answer, objective)]
     texts = [normalise(unit.text) for unit in units]  # once, not once per option
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
