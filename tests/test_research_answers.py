@@ -1321,3 +1321,14 @@ def test_a_constant_the_question_spells_in_words_binds_its_default() -> None:
     # a name the question writes binds only as code: "multi_hop (6/6)" is prose
     prose = "The classifier labels all quiz items multi_hop (6/6) and sends them to `replanner`."
     assert _extracted(prose, "Which node handles multi_hop questions?") == "replanner"
+
+
+def test_a_pronoun_pointing_at_a_described_thing_splits_the_question() -> None:
+    question = (
+        "In the crawler, take the stage whose only input is the Fetcher. "
+        "Which stage does the scheduler run right after it?"
+    )
+    parts = split_bridge(question)
+    assert parts is not None and parts[1].startswith("Which stage")
+    # a pronoun for a subject the context names outright leaves the question whole
+    assert split_bridge("The Fetcher reads 20 pages. How many does it keep?") is None

@@ -100,6 +100,12 @@ def classify(objective: str) -> tuple[str, str]:
     return "simple", "one fact asked about named things"
 
 
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
+_DESCRIBED = re.compile(
+    r"\b(?:the|a|an|one)\s+([a-z][\w-]*)\s+(?:whose|that|which|who)\b", re.IGNORECASE
+)
+
+
 def back_reference(question: str) -> str:
     """ "that tool", "this mode" in the asking sentence of a question of several
     sentences: it points at an entity an earlier sentence describes without naming
@@ -111,6 +117,12 @@ def back_reference(question: str) -> str:
         noun = match.group(2).lower()
         if noun not in STOPWORDS and noun not in QUESTION_WORDS:
             return match.group(0)
+    # "Take the tool whose only dependency is X. Which tool runs right after it?": a
+    # pronoun pointing at a thing the earlier sentence describes without naming it
+    pronoun = _PRONOUN.search(sentences[-1])
+    described = _DESCRIBED.search(" ".join(sentences[:-1]))
+    if pronoun and described:
+        return f"{pronoun.group(0)} ({described.group(0)})"
     return ""
 
 
