@@ -1332,3 +1332,12 @@ def test_a_pronoun_pointing_at_a_described_thing_splits_the_question() -> None:
     assert parts is not None and parts[1].startswith("Which stage")
     # a pronoun for a subject the context names outright leaves the question whole
     assert split_bridge("The Fetcher reads 20 pages. How many does it keep?") is None
+
+
+def test_a_protocol_version_may_be_a_plain_integer_a_release_may_not() -> None:
+    question = "What protocol version does the client report when the import fails?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("3") and shape("v4")
+    question = "Which version introduced the crawler's retry budget?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("v38") and not shape("3")

@@ -68,6 +68,15 @@ def shaped_parts(text: str, shape: Shape) -> list[str]:
     return found
 
 
+# "what protocol/schema/API version": a numbered format, whose versions may be plain
+# integers; a release ("which version of the agent") is a version token
+_QUALIFIED_VERSION = re.compile(r"\s*(?:which|what)\s+(?!the\b|a\b)[a-z][\w-]*\s+version\b", re.I)
+
+
+def _qualified_version(text: str) -> bool:
+    return bool(VERSION_TOKEN.fullmatch(text) or re.fullmatch(r"\d+", text))
+
+
 def shape_for(expectation: Expectation, question: str) -> Shape | None:
     """The surface form the asked-for head noun demands, or None when it fixes none."""
     head = expectation.head
@@ -93,5 +102,7 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
     if head in {"version", "releas"} and re.match(r"\s*(?:which|what)\b", clause, re.I):
+        if _QUALIFIED_VERSION.match(clause):  # "what protocol version": 3 is one
+            return _qualified_version
         return VERSION_TOKEN.fullmatch  # "which release": v38, not the 4 of "Phase 4"
     return None
