@@ -1339,5 +1339,6 @@ def test_a_protocol_version_may_be_a_plain_integer_a_release_may_not() -> None:
     shape = shape_for(expect(question), question)
     assert shape is not None and shape("3") and shape("v4")
     question = "Which version introduced the crawler's retry budget?"
+    assert expect(question).head == "version"  # "introduced" is the verb, not the noun
     shape = shape_for(expect(question), question)
     assert shape is not None and shape("v38") and not shape("3")

@@ -450,6 +450,8 @@ def head_noun(clause: str) -> str:
             break
         if phrase and _verb_before_object(bare, clause[match.end() :].split()[index + 1 :][:1]):
             break  # "which rule *strips* every key": the rule is asked for
+        if phrase and bare.endswith("ed") and len(bare) > 4:
+            break  # "which version *introduced* X": a verb in the past
         if bare in _RELATIVE:
             break  # "which programs *whose* …": the clause after it says which
         phrase.append(bare)
