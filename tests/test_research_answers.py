@@ -1342,3 +1342,9 @@ def test_a_protocol_version_may_be_a_plain_integer_a_release_may_not() -> None:
     assert expect(question).head == "version"  # "introduced" is the verb, not the noun
     shape = shape_for(expect(question), question)
     assert shape is not None and shape("v38") and not shape("3")
+
+
+def test_a_count_reaches_its_noun_past_a_modifier_with_a_digit() -> None:
+    unit = "Rationale: 41 P-2 outages across two quarters were caused by the cache."
+    question = "How many P-2 outages across the two quarters did the cache cause?"
+    assert _extracted(unit, question) == "41"

@@ -281,7 +281,7 @@ def count_of_another_name(unit: str, position: int, question: str) -> bool:
     )  # `skill.md` is the question's `skill`
 
 
-_WORD = r"([A-Za-z][A-Za-z-]+)"
+_WORD = r"([A-Za-z][A-Za-z0-9-]+)"  # "TIER-1", "MR-SAD": one modifier
 _NEXT_WORDS = re.compile(rf"\s*{_WORD}(?:\s+{_WORD})?(?:\s+{_WORD})?")
 
 
