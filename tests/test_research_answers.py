@@ -1348,3 +1348,11 @@ def test_a_count_reaches_its_noun_past_a_modifier_with_a_digit() -> None:
     unit = "Rationale: 41 P-2 outages across two quarters were caused by the cache."
     question = "How many P-2 outages across the two quarters did the cache cause?"
     assert _extracted(unit, question) == "41"
+
+
+def test_a_chain_of_arrows_is_a_flow_not_a_change() -> None:
+    question = "Which status in the crawler report says the crawler wants to switch to a new mode?"
+    flow = "Crawler report flow: stages: fetch → parse → index → publish, then the report."
+    assert _extracted(flow, question) is None  # no step of the flow is a new value
+    change = "In v3 the retry counter of the crawler went from `linear` → `backoff`."
+    assert _extracted(change, "What did the retry counter switch to in v3?") == "backoff"

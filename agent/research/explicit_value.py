@@ -161,6 +161,10 @@ CHANGE_REACH = 60  # characters before a change that may name what changed
 _CHANGE_WORDS = frozenset(stem(w) for w in [*_CHANGE_VERBS, "replaced", "value", "old", "new"])
 
 
+_IN_CHAIN = re.compile(r"\s*(?:→|->|⇒)")  # a third step after "A → B"
+_CHAIN_BEFORE = re.compile(r"(?:→|->|⇒)\s*$")  # … or one before it
+
+
 def changed_value(unit: str, question: str, subject: AbstractSet[str]) -> tuple[str, int] | None:
     """The new value of a change the question asks about ("what was X changed to") — `B`
     in "X changed from A to B" or "X A→B" — or the old one when it asks what X changed
@@ -172,6 +176,10 @@ def changed_value(unit: str, question: str, subject: AbstractSet[str]) -> tuple[
     subject = subject - _CHANGE_WORDS
     best: tuple[int, str, int] | None = None
     for match in _FROM_TO.finditer(unit):
+        if _IN_CHAIN.match(unit, match.end()) or _CHAIN_BEFORE.search(
+            unit, max(0, match.start() - 4), match.start()
+        ):
+            continue  # "perceive → think → plan": a flow's steps, not a change
         window = unit[max(0, match.start() - CHANGE_REACH) : match.start()].lower()
         named = [w for w in re.finditer(r"[a-z][a-z0-9_]*", window) if stem(w.group(0)) in subject]
         if not named:
