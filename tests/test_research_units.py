@@ -331,3 +331,22 @@ def test_mc_reads_each_option_where_it_is_stated_beyond_the_questions_best_units
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert reasons["A"].startswith("stated") and reasons["B"].startswith("not stated")
     assert select(scores, negated=True) == "B"
+
+
+def test_mc_phrase_option_worded_otherwise_is_supported_by_the_unit_holding_its_words() -> None:
+    """No unit writes "Only the first page"; "only page 1 is fetched" holds each of its
+    words (an ordinal is its number), so that option leads; the others hold a word short."""
+    text = (
+        "The crawler may list many pages of a result set. Even so, only page 1 is fetched "
+        "for a preview request. Later pages wait for a full crawl."
+    )
+    question = "For a preview request, which pages of a result set does the crawler fetch?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
+    choices = {
+        "A": "All listed pages", "B": "Only the first page",
+        "C": "The first two pages", "D": "The first three pages",
+    }  # fmt: skip
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"
+    assert scores["B"] > 0 and scores["A"] == scores["C"] == scores["D"] == 0.0
+    assert reasons["B"].startswith("stated") and "page 1" in reasons["B"]

@@ -51,6 +51,40 @@ def _needles(option: str) -> list[tuple[str, float]]:
     return found
 
 
+PARAPHRASED = 0.8  # weight of an option whose every word a unit states, in its own order
+# "the first step" is "step 1": an ordinal and its number are the same word for an option
+_ORDINALS = {
+    "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
+    "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
+}  # fmt: skip
+
+
+def _worded_elsewhere(
+    option: str,
+    units: list[Scored],
+    texts: list[str],
+    question_terms: list[str],
+    vocabulary: Vocabulary,
+    total: float,
+) -> tuple[float, str]:
+    """Support for a phrase option that no unit writes as such, from the best unit that
+    holds every word of it ("only step 1 is kept" for "Only the first step"), weaker than
+    the option verbatim; options of one word or with a number need their own text."""
+    wanted = {_ORDINALS.get(t, t) for t in content_terms(option)}
+    if len(wanted) < 2 or any(c.isdigit() for c in option):
+        return 0.0, ""
+    best, where = 0.0, ""
+    for unit, text in zip(units, texts, strict=True):
+        held = {_ORDINALS.get(t, t) for t in term_set(text)}
+        if wanted <= held:
+            near = present_terms(question_terms, text)
+            proximity = sum(vocabulary.idf(t) for t in near) / total
+            value = PARAPHRASED * (0.5 * unit.score + 0.5 * proximity)
+            if value > best:
+                best, where = value, unit.text
+    return best, where
+
+
 def matches_answer(option: str, answer: str, question: str = "") -> bool:
     """Whether the open answer to the question names this option: the same text, the
     same text once the option's words the question writes are set aside ("C" names
@@ -117,6 +151,8 @@ def score_options(
                         value *= OTHER_COUNT
                     if value > best:
                         best, where = value, unit.text
+        if best == 0.0:  # "Only the first step": a phrase the evidence words otherwise
+            best, where = _worded_elsewhere(option, units, texts, window_terms, vocabulary, total)
         if answered == [letter]:  # only when the open answer names one option
             best += ANSWERED
         scores[letter] = best
