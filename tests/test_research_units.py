@@ -350,3 +350,28 @@ def test_mc_phrase_option_worded_otherwise_is_supported_by_the_unit_holding_its_
     assert select(scores, negated=False) == "B"
     assert scores["B"] > 0 and scores["A"] == scores["C"] == scores["D"] == 0.0
     assert reasons["B"].startswith("stated") and "page 1" in reasons["B"]
+
+
+def test_mc_reads_each_options_row_in_the_yes_no_column_the_question_names() -> None:
+    """Which mirror does NOT use the retry cache: the table's Retry cache column says No
+    for `eu_mirror` only; the prose around the table names the other mirrors more."""
+    table = (
+        "| Mirror | Region | Retry cache |\n|---|---|---|\n"
+        "| `us_mirror` | us-east | Yes |\n| `eu_mirror` | eu-west | No |\n"
+        "| `ap_mirror` | ap-south | Yes |\n"
+    )
+    prose = "The us_mirror and ap_mirror use the retry cache for every fetch of a mirror."
+    question = "Which mirror does NOT use the retry cache?"
+    vocabulary = Vocabulary.from_texts([table, prose, "other words"])
+    evidence = [
+        Evidence(chunk_id="t", file="d.md", text=table),
+        Evidence(chunk_id="p", file="d.md", text=prose),
+    ]
+    units = score_units(question, evidence, vocabulary)
+    choices = {"A": "us_mirror", "B": "eu_mirror", "C": "ap_mirror"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=True) == "B" and scores["B"] == 0.0
+    assert "No" in reasons["B"] and scores["A"] > 0.5
+    asked = "Which mirror uses the retry cache, us_mirror or eu_mirror?"
+    scores, _ = score_options(asked, {"A": "us_mirror", "B": "eu_mirror"}, units, vocabulary)
+    assert select(scores, negated=False) == "A"

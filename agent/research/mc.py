@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
@@ -85,6 +86,38 @@ def _worded_elsewhere(
     return best, where
 
 
+ROW_SAYS_YES = 0.5  # an option whose table row says Yes in the column the question names
+_YES_CELL = {"yes", "true", "✓", "✔", "✅", "y"}
+_NO_CELL = {"no", "false", "✗", "✘", "❌", "n"}
+
+
+def flagged_rows(
+    objective: str, choices: dict[str, str], units: list[Scored]
+) -> dict[str, tuple[bool, str]]:
+    """{letter: (the cell says yes, the row)} for options that key a table row whose
+    Yes/No column the question names ("which done flag does NOT use the any-PDB
+    fallback" reads each flag's "Any-PDB fallback" cell). Given only when two or more
+    options have such a row: then the table itself compares them."""
+    asked = term_set(objective)
+    keys = {normalise(clean_inline(v)).strip(" `"): k for k, v in choices.items()}
+    found: dict[str, tuple[bool, str]] = {}
+    for unit in units:
+        if not is_table_row(unit.text):
+            continue
+        raw = cells(unit.text)
+        letter = keys.get(normalise(clean_inline(raw[0])).strip(" `")) if raw else None
+        header = header_for(unit.text, unit.evidence.table_text)
+        if letter is None or letter in found or len(header) != len(raw):
+            continue
+        for title, cell in zip(header[1:], raw[1:], strict=True):
+            words = content_terms(title)
+            value = clean_inline(cell).strip().lower()
+            if words and set(words) <= asked and value in _YES_CELL | _NO_CELL:
+                found[letter] = (value in _YES_CELL, unit.text)
+                break
+    return found if len(found) >= 2 else {}
+
+
 def matches_answer(option: str, answer: str, question: str = "") -> bool:
     """Whether the open answer to the question names this option: the same text, the
     same text once the option's words the question writes are set aside ("C" names
@@ -132,6 +165,7 @@ def score_options(
     scores: dict[str, float] = {}
     reasons: dict[str, str] = {}
     answered = [k for k, v in choices.items() if matches_answer(v, answer, objective)]
+    flags = flagged_rows(objective, choices, units)
     texts = [normalise(unit.text) for unit in units]  # once, not once per option
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
@@ -155,6 +189,9 @@ def score_options(
             best, where = _worded_elsewhere(option, units, texts, window_terms, vocabulary, total)
         if answered == [letter]:  # only when the open answer names one option
             best += ANSWERED
+        if letter in flags:  # the option's row answers the question's yes/no column
+            best = best + ROW_SAYS_YES if flags[letter][0] else 0.0
+            where = flags[letter][1]
         scores[letter] = best
         if where:
             reasons[letter] = f"stated in evidence: {where[:160]!r}"
