@@ -34,7 +34,10 @@ _BRIDGE_CLAUSES = (
     re.compile(r"\bthe same \w+ (as|that)\b", re.IGNORECASE),
 )
 _NEGATION = re.compile(r"\b(NOT|EXCEPT|never|none of)\b")
-_CONTRAST = re.compile(r"\b(but|yet|and)\s+(NOT|not|never)\b")
+_CONTRAST = re.compile(
+    r"\b(but|yet|and)\s+(NOT|not|never)\b"
+    r"|\b(?:NOT|not|never)\b.*\bbut\s+(?:instead|rather)\b"  # "does NOT X but instead Y"
+)
 
 
 def parse_choices(question: str, choices: dict[str, str] | None) -> tuple[str, dict[str, str]]:
