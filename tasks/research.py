@@ -118,15 +118,24 @@ def forget_vectors() -> None:
     _vectors.clear()
 
 
-def prepare_vectors(texts: list[str]) -> None:
+def prepare_vectors(texts: list[str]) -> dict[str, Any]:
     """Embed the texts not seen yet in one batch: one forward pass costs about as much
     as a single text, so a step's queries and its question share it. Vectors another
-    process of this home made already come from the shared store (`vector_cache`)."""
-    missing = list(dict.fromkeys(t for t in texts if t not in _vectors))
-    if not missing:
-        return
-    if len(_vectors) + len(missing) > _VECTOR_CACHE_SIZE:
+    process of this home made already come from the shared store (`vector_cache`).
+    Returns the vectors of `texts`: a full cache is emptied before it grows, and the
+    texts it held are then embedded (or loaded) again with the rest."""
+    wanted = list(dict.fromkeys(texts))
+    missing = [t for t in wanted if t not in _vectors]
+    if missing and len(_vectors) + len(missing) > _VECTOR_CACHE_SIZE:
         _vectors.clear()
+        missing = wanted
+    if missing:
+        _load_or_embed(missing)
+    return {t: _vectors[t] for t in wanted}
+
+
+def _load_or_embed(missing: list[str]) -> None:
+    """Into the process cache: the home's stored vectors, then the model for the rest."""
     model = model_id()
     stored = load_vectors(model, missing)
     _vectors.update(stored)
@@ -137,10 +146,16 @@ def prepare_vectors(texts: list[str]) -> None:
         _vectors.update(made)
 
 
+def text_similarities(query: str, texts: list[str]) -> list[float]:
+    """Cosine of the query to each text (the model's vectors are normalised)."""
+    if not texts:
+        return []
+    vectors = prepare_vectors([query, *texts])
+    return [float(vectors[t] @ vectors[query]) for t in texts]
+
+
 def _query_vector(text: str) -> Any:
-    if text not in _vectors:
-        prepare_vectors([text])
-    return _vectors[text]
+    return prepare_vectors([text])[text]
 
 
 def search_corpus(
@@ -259,11 +274,7 @@ class LocalTools:
         prepare_vectors(texts)
 
     def text_similarities(self, query: str, texts: list[str]) -> list[float]:
-        if not texts:
-            return []
-        prepare_vectors([query, *texts])
-        query_vector = _vectors[query]
-        return [float(_vectors[t] @ query_vector) for t in texts]
+        return text_similarities(query, texts)
 
     def vocabulary(self) -> Vocabulary:
         return corpus_vocabulary(self.corpus, self._version())

@@ -56,3 +56,19 @@ def test_an_unusable_store_only_costs_recomputation(home: Path) -> None:
     vector_cache._store.cache_clear()
     vector_cache.save_vectors("model-a", {"text": np.ones(3, dtype=np.float32)})
     assert vector_cache.load_vectors("model-a", ["text"]) == {}
+
+
+def test_a_full_cache_still_gives_every_asked_vector(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that overflows the process cache empties it first; the texts of the same
+    call that were cached before must come back too (a KeyError once ended an answer)."""
+    monkeypatch.setattr(research, "_VECTOR_CACHE_SIZE", 3)
+    research.forget_vectors()
+    research.prepare_vectors(["a crawler fetches pages", "the index is rebuilt"])
+    sims = research.text_similarities(
+        "a crawler fetches pages", ["the index is rebuilt", "pages are parsed", "queues drain"]
+    )
+    assert len(sims) == 3 and all(-1.0 <= s <= 1.0 for s in sims)
+    assert len(research._vectors) <= 4  # emptied, not grown past the cache by old texts
+    research.forget_vectors()
