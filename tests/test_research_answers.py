@@ -1356,3 +1356,14 @@ def test_a_chain_of_arrows_is_a_flow_not_a_change() -> None:
     assert _extracted(flow, question) is None  # no step of the flow is a new value
     change = "In v3 the retry counter of the crawler went from `linear` → `backoff`."
     assert _extracted(change, "What did the retry counter switch to in v3?") == "backoff"
+
+
+def test_a_list_item_given_for_the_asked_case_answers() -> None:
+    unit = (
+        "On a timeout the scheduler queues the check programs (lint.run, unit.run for "
+        "libraries; lint.run, browser.run for web apps) plus STOP."
+    )
+    question = "For a web apps project, which check program is queued along with lint.run?"
+    assert _extracted(unit, question) == "browser.run"
+    question = "For a libraries project, which check program is queued along with lint.run?"
+    assert _extracted(unit, question) == "unit.run"

@@ -220,6 +220,25 @@ def _ordinal_item(unit: str, position: int, head: str) -> bool:
     return label is not None and stem(label.group(1).lower().rstrip(".")) != head
 
 
+_GROUP_EDGE = re.compile(r"[;()\[\]]")
+_FOR_WHAT = re.compile(r"\bfor\s+(?:an?\s+|the\s+)?([A-Za-z][\w-]*)")
+
+
+def _given_for_asked_case(unit: str, position: int, question_terms: AbstractSet[str]) -> bool:
+    """Whether the item at `position` stands in a group of a list that says which case
+    it is for ("phenix.molprobity, phenix.validation_cryoem for cryo-EM"), and the
+    question names that case."""
+    starts = [m.end() for m in _GROUP_EDGE.finditer(unit, 0, position)]
+    end = _GROUP_EDGE.search(unit, position)
+    group = unit[starts[-1] if starts else 0 : end.start() if end else len(unit)]
+    case = _FOR_WHAT.search(group)
+    if case is None or case.start() < position - (starts[-1] if starts else 0):
+        return False  # no "for X" after the item in its group
+    word = case.group(1).lower()
+    terms = content_terms(word)
+    return word in question_terms or (bool(terms) and all(t in question_terms for t in terms))
+
+
 def _enumerators(unit: str) -> set[int]:
     """Positions of "(1)", "(2)"… when the unit counts off at least two of them in turn;
     a single "(8)" after a noun may be the value itself ("fuzzy (0.7)", "top (8)")."""
@@ -733,6 +752,8 @@ def from_sentence(
             fit += 0.7  # named by the noun asked for: above any unnamed code span
         elif modifiers and _named_by_head(unit, position, len(text), *modifiers):
             fit += 0.5  # "Cropper_Tool (MANDATORY)" for "which MANDATORY tool"
+        if kind != "number" and _given_for_asked_case(unit, position, question_terms):
+            fit += 0.5  # "(a, b for X-ray; a, c for cryo-EM)": c, when cryo-EM is asked
         if kind == "identifier" and _named_after(text, expectation.focus):
             fit += 0.5  # `expert_knowledge_base_v2.yaml` for "where is the expert knowledge base"
         if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
