@@ -378,3 +378,51 @@ def test_unit_search_follows_the_corpus_version_and_is_logged(
         "WHERE session_id = 'units-test' GROUP BY mode"
     ).to_pylist()
     assert logged == [{"mode": "units", "searches": 2}]
+
+
+def test_a_default_the_question_leaves_unnamed_is_resolved_and_its_answer_cited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "If I leave the Backend setting at its default, which driver …": the guide says
+    which backend is the default, the architecture table which driver that backend
+    uses. The table's chunk is read by the synthesis (the question's settings story
+    matches the guide's many settings sections better), and the sentence cited from it
+    is grounded, so the gate keeps the answer."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    settings = "".join(
+        f"## Setting {n}: {name}\n\n**{name}**\n\nIf you leave the GUI's {name} setting "
+        f"alone, the GUI keeps its own value for it; change it in the settings panel.\n\n"
+        for n, name in enumerate(
+            ["Theme", "Language", "Font", "Layout", "Autosave", "Proxy", "Cache", "Logging",
+             "Timeout", "Workers", "Retries", "Colours"]
+        )
+    )  # fmt: skip
+    (docs / "guide.md").write_text(
+        "# User guide\n\n" + settings + "## Setting: Backend\n\n**Backend**\n\n"
+        "Which storage backend the GUI uses (Postgres, SQLite). Postgres is the default "
+        "and suits most teams.\n"
+    )
+    (docs / "architecture.md").write_text(
+        "# Architecture\n\n## Storage drivers\n\nEach activity uses a driver per backend:\n\n"
+        "| Activity | Function | sqlite | postgres |\n|---|---|---|---|\n"
+        "| **Bulk loads** (loader) | `load_rows()` | sqlite3-bulk | psycopg-copy-2 |\n"
+        "| **Queries** (reader) | `read_rows()` | sqlite3-read | psycopg-read-2 |\n"
+    )
+    ingest("defaults", [docs])
+    question = (
+        "If I leave the GUI's Backend setting at its default, which driver does bulk loading use?"
+    )
+    result = research(
+        question, LocalTools("defaults", record=False), config=ResearchConfig(use_memory=False)
+    )
+    assert not result.insufficient, result.trace
+    assert result.direct == "psycopg-copy-2"
+    assert any("default named is 'postgres'" in t.lower() for t in result.trace)
+    assert any("psycopg-copy-2" in c.sentence for c in result.citations)
+    assert not any(t.startswith("gate: UNGROUNDED") for t in result.trace)

@@ -1028,6 +1028,9 @@ def test_the_default_a_question_names_is_the_one_a_passage_states() -> None:
     assert [noun for _, noun in defaulted_nouns(question)] == ["backend", "storage"]
     assert defaulted_nouns("What is the default value of max_pages?") == []
     assert defaulted_nouns("Does the crawler default to shallow mode?") == []
+    at_default = "If I leave the Backend setting at its default, which driver loads rows?"
+    assert [noun for _, noun in defaulted_nouns(at_default)] == ["backend"]
+    assert defaulted_nouns("If I leave the timeout at its default, how long is it?") == []
     guide = Evidence(
         chunk_id="g", file="guide.md", heading="Settings > Backend",
         text="**Backend**\n\nWhich storage backend to use (Postgres, SQLite).\n"

@@ -12,7 +12,13 @@ import re
 from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
-from agentcycle.agent.research.answer_type import asks_a_quantity, expect, split_bridge
+from agentcycle.agent.research.answer_type import (
+    asking_part,
+    asks_a_quantity,
+    expect,
+    main_clause,
+    split_bridge,
+)
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.compose import compose, compose_bridged
 from agentcycle.agent.research.key_entities import (
@@ -49,16 +55,22 @@ def _pool_evidence(state: ResearchState) -> list[Evidence]:
 
 
 def _support(
-    state: ResearchState, units: list[Scored], evidence: list[Evidence], tools: ResearchTools
+    state: ResearchState,
+    units: list[Scored],
+    evidence: list[Evidence],
+    tools: ResearchTools,
+    first_hop: Evidence | None = None,
 ) -> float:
-    """Simple: one passage must cover the question; multi-hop: the cited passages together."""
+    """Simple: one passage must cover the question; multi-hop: the cited passages together,
+    with `first_hop` (the passage naming a resolved default, "Google is the default")."""
     vocabulary = tools.vocabulary()
     terms = support_terms(state["objective"], vocabulary)
     single = max(
         (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for h in evidence), default=0.0
     )
-    if state["question_type"] == "multi_hop":
-        joined = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
+    if state["question_type"] == "multi_hop" or first_hop is not None:
+        hops = [*([first_hop] if first_hop else []), *(u.evidence for u in units)]
+        joined = "\n".join(f"{h.context}\n{h.text}" for h in hops)
         return max(single, coverage(terms, joined, vocabulary))
     return single
 
@@ -99,6 +111,7 @@ def _llm_draft(
 
 
 RESOLVED_SEARCH = 5  # chunks read for a question whose default was resolved to a name
+RESOLVED_ASKED_SEARCH = 8  # … and for that name with the asking clause alone
 ALTERNATIVE_UNITS = 12  # the question's best units read for "completed or failed?"
 
 
@@ -126,9 +139,18 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         question = resolved.question
         # The name is a new handle ("google" heads a column of the model table): the
         # chunks whose units best match the resolved question are read too.
-        found = [resolved.evidence, *tools.search_units(question, RESOLVED_SEARCH)]
+        # The name with the asking clause alone is searched too: the setting's story
+        # ("if I leave the Provider setting at its default") matches passages about
+        # settings, not the table that holds what is asked.
+        asked = f"{resolved.name} {asking_part(main_clause(question))}"
+        found = [
+            resolved.evidence,
+            *tools.search_units(question, RESOLVED_SEARCH),
+            *tools.search_units(asked, RESOLVED_ASKED_SEARCH),
+        ]
         seen = {e.chunk_id for e in evidence}
-        evidence = [*evidence, *(e for e in found if e.chunk_id not in seen)]
+        read = [e for e in found if e.chunk_id not in seen]
+        evidence = [*evidence, *dict((e.chunk_id, e) for e in read).values()]
         trace.append(f"synthesize: the default named is {resolved.name!r}")
     expectation = expect(question)
     bridged = split_bridge(question)
@@ -147,7 +169,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
             cfg.answer_sentences,
         )
     units = composed.units if composed else []
-    support = _support(state, units, evidence, tools)
+    support = _support(state, units, evidence, tools, resolved.evidence if resolved else None)
     completed = [s for s in state["steps"] if s.status == "completed"]
     confidence = sum(s.confidence for s in completed or state["steps"]) / max(
         1, len(completed or state["steps"])
@@ -217,14 +239,18 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         question_type=state["question_type"],
     )
     how = composed.span.how if composed and composed.span else "no span: best unit shown"
+    # chunks read here (a resolved default's searches) join the pool the gate checks
+    # citations against: a sentence cited from them is grounded
+    pooled = {**state["evidence"], **{e.chunk_id: e for e in evidence}}
     return {
+        "evidence": pooled,
         "draft": draft,
         "verbatim": verbatim,
         "trace": [
             *trace,
             f"synthesize: expects {expectation.kind} (focus {expectation.focus}); {how}; "
             f"{len(citations)} citations, support {support:.3f}, confidence {confidence:.3f}"
-            f"{', INSUFFICIENT: ' + '; '.join(reasons) if insufficient else ''}"
+            f"{', INSUFFICIENT: ' + '; '.join(reasons) if insufficient else ''}",
         ],
     }
 

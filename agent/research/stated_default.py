@@ -23,6 +23,12 @@ from agentcycle.agent.research.text import STOPWORDS, stem, term_set
 _DEFAULT_THING = re.compile(
     r"(?:\b(?:the|its|their|your|my)|['’]s)\s+default((?:\s+[\w-]+){1,3})", re.IGNORECASE
 )
+# "leave the Provider setting at its default", "with the depth left at the default"
+_AT_DEFAULT = re.compile(
+    r"\b([A-Za-z][\w-]*)(?:\s+(?:setting|option|field|choice))?\s+(?:left\s+)?"
+    r"(?:at|on)\s+(?:its|the|their)\s+default\b",
+    re.IGNORECASE,
+)
 _WORD = re.compile(r"[\w-]+")
 # nouns whose default is a value, not a named choice: "the default timeout" asks a number
 _VALUE_NOUNS = {
@@ -78,7 +84,8 @@ def defaulted_nouns(question: str) -> list[tuple[int, str]]:
     default <noun>", last first: the noun ends the phrase ("default LLM *provider*"),
     but which word that is ("… provider use for …") is settled by where a passage
     states a default. Nouns whose default is a value ("the default timeout") are left
-    out: that is an ordinary question."""
+    out: that is an ordinary question. "The Provider setting at its default" names its
+    noun before the word."""
     found: list[tuple[int, str]] = []
     for match in _DEFAULT_THING.finditer(question):
         for word in _WORD.finditer(match.group(1)):
@@ -88,6 +95,10 @@ def defaulted_nouns(question: str) -> list[tuple[int, str]]:
             if stem(text) in _VALUE_NOUNS:
                 break  # "the default value of …"
             found.append((match.start(1) + word.end(), text))
+    for match in _AT_DEFAULT.finditer(question):
+        text = match.group(1).lower()
+        if text not in STOPWORDS and stem(text) not in _VALUE_NOUNS:
+            found.append((match.end(1), text))
     return found[::-1]
 
 
