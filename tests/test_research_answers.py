@@ -1370,3 +1370,11 @@ def test_a_list_item_given_for_the_asked_case_answers() -> None:
     assert _extracted(unit, question) == "browser.run"
     question = "For a libraries project, which check program is queued along with lint.run?"
     assert _extracted(unit, question) == "unit.run"
+    # a "for X" later in a sentence describes the sentence's action, not a list's items
+    from agentcycle.agent.research.extract import _given_for_asked_case
+
+    unit = "Link check: at startup, scan_pages reads files for non-local links, sets run.flag."
+    asked = frozenset({"non-local", "non", "local", "link"})
+    assert not _given_for_asked_case(unit, 0, len("Link check"), asked)
+    listed = "(lint.run, unit.run for non-local links; lint.run for local ones)"
+    assert _given_for_asked_case(listed, 1, len("lint.run"), asked)

@@ -224,16 +224,22 @@ _GROUP_EDGE = re.compile(r"[;()\[\]]")
 _FOR_WHAT = re.compile(r"\bfor\s+(?:an?\s+|the\s+)?([A-Za-z][\w-]*)")
 
 
-def _given_for_asked_case(unit: str, position: int, question_terms: AbstractSet[str]) -> bool:
-    """Whether the item at `position` stands in a group of a list that says which case
-    it is for ("phenix.molprobity, phenix.validation_cryoem for cryo-EM"), and the
-    question names that case."""
-    starts = [m.end() for m in _GROUP_EDGE.finditer(unit, 0, position)]
+# what may stand between an item and its list's "for X": the item's own closing quote
+# (a code span's position is its opening backtick) and ", more, items"
+_LIST_REST = re.compile(r"[\w.`'\"-]*(?:\s*,\s*[\w.`'\"-]+)*\s*")
+
+
+def _given_for_asked_case(
+    unit: str, position: int, length: int, question_terms: AbstractSet[str]
+) -> bool:
+    """Whether the item at `position` is one of a list that says which case it is for
+    ("phenix.molprobity, phenix.validation_cryoem for cryo-EM": only items and commas
+    up to the "for"), and the question names that case."""
     end = _GROUP_EDGE.search(unit, position)
-    group = unit[starts[-1] if starts else 0 : end.start() if end else len(unit)]
-    case = _FOR_WHAT.search(group)
-    if case is None or case.start() < position - (starts[-1] if starts else 0):
-        return False  # no "for X" after the item in its group
+    stop = end.start() if end else len(unit)
+    case = _FOR_WHAT.search(unit, position + length, stop)
+    if case is None or not _LIST_REST.fullmatch(unit, position + length, case.start()):
+        return False  # no "for X" right after the item and the rest of its list
     word = case.group(1).lower()
     terms = content_terms(word)
     return word in question_terms or (bool(terms) and all(t in question_terms for t in terms))
@@ -752,7 +758,7 @@ def from_sentence(
             fit += 0.7  # named by the noun asked for: above any unnamed code span
         elif modifiers and _named_by_head(unit, position, len(text), *modifiers):
             fit += 0.5  # "Cropper_Tool (MANDATORY)" for "which MANDATORY tool"
-        if kind != "number" and _given_for_asked_case(unit, position, question_terms):
+        if kind != "number" and _given_for_asked_case(unit, position, len(text), question_terms):
             fit += 0.5  # "(a, b for X-ray; a, c for cryo-EM)": c, when cryo-EM is asked
         if kind == "identifier" and _named_after(text, expectation.focus):
             fit += 0.5  # `expert_knowledge_base_v2.yaml` for "where is the expert knowledge base"
