@@ -1378,3 +1378,17 @@ def test_a_list_item_given_for_the_asked_case_answers() -> None:
     assert not _given_for_asked_case(unit, 0, len("Link check"), asked)
     listed = "(lint.run, unit.run for non-local links; lint.run for local ones)"
     assert _given_for_asked_case(listed, 1, len("lint.run"), asked)
+
+
+def test_words_naming_the_answers_form_are_no_focus_words() -> None:
+    assert "boolean" not in expect("Which boolean field, if True, reuses a stale cache?").focus
+    assert "script" not in expect("Which script writes the crawl report?").focus
+    assert "follow" not in expect("Which of the following does the crawler skip?").focus
+
+
+def test_a_focus_word_is_named_by_a_word_it_begins_or_that_begins_it() -> None:
+    question = "What verbosity level does the crawler log at by default?"
+    text = "The crawler logs at the verbose level unless told otherwise (default)."
+    composed = _composed(text, question, "Logging")
+    assert composed is not None and composed.focus_missing == []
+    assert _composed(text, "What retry level does the crawler use?", "Logging").focus_missing

@@ -244,6 +244,18 @@ _KIND_NOUNS = {
     "similarity",
     "argument",
     "date",
+    # the form of the answer, not its subject: "which script", "which boolean field",
+    # "what identifier", "which of the following"
+    "identifier",
+    "script",
+    "boolean",
+    "numeric",
+    "integer",
+    "string",
+    "label",
+    "tag",
+    "word",
+    "following",
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {

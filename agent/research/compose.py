@@ -31,7 +31,7 @@ from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
-from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms
+from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms, term_set
 
 EMBED_TOP = 12  # units re-scored by embedding: enough to reorder, cheap enough for p50 ≤ 1 s
 MAX_DIRECT_CHARS = 220
@@ -166,6 +166,22 @@ def _label_above(unit: str, chunk_text: str) -> str:
     return last.group(1)
 
 
+SHARED_PREFIX = 6  # "verbosity" and "verbose" stem apart but are the same word
+
+
+def _named_in(term: str, text: str) -> bool:
+    """Whether a text names a focus term: by stem, or by a word that shares the term's
+    first six letters or more, one being the other's beginning (verbosit/verbos)."""
+    if present_terms([term], text):
+        return True
+    if len(term) < SHARED_PREFIX:
+        return False
+    return any(
+        len(word) >= SHARED_PREFIX and (term.startswith(word) or word.startswith(term))
+        for word in term_set(text)
+    )
+
+
 def _shorten(text: str) -> str:
     if len(text) <= MAX_DIRECT_CHARS:
         return text
@@ -274,7 +290,7 @@ def compose(
     # The cited passages together must name the focus (a multi-hop answer's second
     # passage may be the one that does).
     context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
-    missing = [t for t in expectation.focus if t not in present_terms([t], context)]
+    missing = [t for t in expectation.focus if not _named_in(t, context)]
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     cited = [lead.unit, *(u for u in units[1:] if _on_topic(u, lead.unit, expectation))]
