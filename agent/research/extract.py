@@ -222,8 +222,6 @@ def _ordinal_item(unit: str, position: int, head: str) -> bool:
 
 _GROUP_EDGE = re.compile(r"[;()\[\]]")
 _FOR_WHAT = re.compile(r"\bfor\s+(?:an?\s+|the\s+)?([A-Za-z][\w-]*)")
-
-
 # what may stand between an item and its list's "for X": the item's own closing quote
 # (a code span's position is its opening backtick) and ", more, items"
 _LIST_REST = re.compile(r"[\w.`'\"-]*(?:\s*,\s*[\w.`'\"-]+)*\s*")
@@ -738,13 +736,11 @@ def from_sentence(
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         elif _runs_after_question_name(unit, position, text, question, question_terms):
             fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
-        elif position in bound_here:
-            fit += 0.6  # '"phenix.resolve_cryo_em": ["ncs_file"]': what the asked name holds
+        elif position in bound_here:  # '"a.b": ["c"]', `EMBED_TIMEOUT', '120'`: what the
+            fit += 0.6  # name the question writes or spells holds
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
-            if position in bound_here:
-                fit += 0.6  # `EMBED_TIMEOUT', '120'`: bound to the name the question spells
             joined = _COMPOUND_AFTER.match(unit, position + len(text))
             if joined and text.isdigit() and not counted:
                 fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting
