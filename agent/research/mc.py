@@ -52,12 +52,17 @@ def _needles(option: str) -> list[tuple[str, float]]:
     return found
 
 
-PARAPHRASED = 0.8  # weight of an option whose every word a unit states, in its own order
+PARAPHRASED = 0.8  # weight of an option whose every word a unit states, in its own wording
 # "the first step" is "step 1": an ordinal and its number are the same word for an option
 _ORDINALS = {
     "first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5", "sixth": "6",
     "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10",
 }  # fmt: skip
+
+
+def _closeness(terms: list[str], text: str, vocabulary: Vocabulary, total: float) -> float:
+    """The share of the question's weight (IDF) that a text around an option holds."""
+    return sum(vocabulary.idf(t) for t in present_terms(terms, text)) / total
 
 
 def _worded_elsewhere(
@@ -78,8 +83,7 @@ def _worded_elsewhere(
     for unit, text in zip(units, texts, strict=True):
         held = {_ORDINALS.get(t, t) for t in term_set(text)}
         if wanted <= held:
-            near = present_terms(question_terms, text)
-            proximity = sum(vocabulary.idf(t) for t in near) / total
+            proximity = _closeness(question_terms, text, vocabulary, total)
             value = PARAPHRASED * (0.5 * unit.score + 0.5 * proximity)
             if value > best:
                 best, where = value, unit.text
@@ -178,8 +182,7 @@ def score_options(
                 length = len(normalise(needle))
                 for position in _occurrences(needle, text):
                     start, end = max(0, position - WINDOW_CHARS), position + length + WINDOW_CHARS
-                    near = present_terms(window_terms, text[start:end])
-                    proximity = sum(vocabulary.idf(t) for t in near) / total
+                    proximity = _closeness(window_terms, text[start:end], vocabulary, total)
                     value = weight * (0.5 * unit.score + 0.5 * proximity)
                     if other_counts and counts_another_noun(text, position + length, counted):
                         value *= OTHER_COUNT
