@@ -1279,7 +1279,7 @@ def test_a_number_that_numbers_a_tier_or_step_is_no_value() -> None:
 
 
 def test_how_long_should_a_text_be_reads_a_length() -> None:
-    unit = "The planner writes a summary plus 2 follow-ups; each summary is 40-60 words long."
+    unit = "Keep it short: 40-60 words for each summary; each summary gets 2 passes."
     question = "How long should each summary be?"
     assert _extracted(unit, question) == "40-60 words"
 
