@@ -383,6 +383,11 @@ def split_bridge(question: str) -> tuple[str, str] | None:
 _DETERMINERS = {"every", "each", "all", "any", "its", "their", "no"}
 
 
+def _participle(word: str) -> bool:
+    """ "allowed", "introduced": a verb's past form (an identifier is never one)."""
+    return word.endswith("ed") and len(word) > 4 and "_" not in word
+
+
 def _verb_before_object(word: str, following: list[str]) -> bool:
     """Whether `word` is a verb in the third person by its object: "-s" before a
     determiner ("which rule *strips* every key", "which node *reads* its file")."""
@@ -406,7 +411,7 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
         # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
         if (
             bare in _VERBS
-            or (bare.endswith("ed") and len(bare) > 4 and "_" not in bare)
+            or _participle(bare)
             or (phrase and _verb_before_object(bare, words[index + 1 : index + 2]))
         ):
             if phrase:
@@ -453,16 +458,17 @@ def head_noun(clause: str) -> str:
     if not match:
         return ""
     phrase: list[str] = []
-    for index, word in enumerate(clause[match.end() :].split()[:5]):
+    words = clause[match.end() :].split()
+    for index, word in enumerate(words[:5]):
         bare = word.strip("?,.;:()'\"").lower()
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue
         if not bare.replace("-", "").isalpha() or bare in _VERBS or bare in STOPWORDS:
             break
-        if phrase and _verb_before_object(bare, clause[match.end() :].split()[index + 1 :][:1]):
+        if phrase and _verb_before_object(bare, words[index + 1 : index + 2]):
             break  # "which rule *strips* every key": the rule is asked for
-        if phrase and bare.endswith("ed") and len(bare) > 4:
+        if phrase and _participle(bare):
             break  # "which version *introduced* X": a verb in the past
         if bare in _RELATIVE:
             break  # "which programs *whose* …": the clause after it says which
