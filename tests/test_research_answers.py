@@ -1392,3 +1392,16 @@ def test_a_focus_word_is_named_by_a_word_it_begins_or_that_begins_it() -> None:
     composed = _composed(text, question, "Logging")
     assert composed is not None and composed.focus_missing == []
     assert _composed(text, "What retry level does the crawler use?", "Logging").focus_missing
+
+
+def test_a_bold_label_is_the_topic_not_the_value() -> None:
+    """ "**Purpose**: …" opens a unit with its topic; the identifier asked for is the
+    code span that follows, while a bold route target ("**→ replanner**:") still is one."""
+    question = "Which environment variable lets you bypass the injection screening node?"
+    unit = "**Purpose**: Screen the input. **Skip**: Set `SKIP_CHECK=1` to bypass it."
+    assert _extracted("**Purpose**: Screen the input for injection.", question) != "Purpose"
+    assert _extracted(unit, question) == "SKIP_CHECK=1"
+    routed = "**→ replanner**: multi_hop, all steps done, under the limit"
+    assert _extracted(routed, "Which node runs for multi_hop questions when steps are done?") == (
+        "replanner"
+    )

@@ -197,6 +197,8 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
     for m in _QUOTED.finditer(unit.replace("“", '"').replace("”", '"')):
         found.append((m.group(0), m.start(), 0.6))  # "Insufficient documentation", quotes kept
     for m in _BOLD.finditer(unit):
+        if _is_label(unit, m):
+            continue
         # "**A → B**", "**→ replanner**": where the arrow points is the candidate
         target = _ARROW.split(m.group(1))[-1].strip(" `")
         if target:
@@ -211,6 +213,18 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
             if m.start() > 0:
                 found.append((m.group(0), m.start(), 0.5))
     return found
+
+
+# "**Purpose**: …", "- **What the report looks like:**": a bold label opens the unit
+_LABEL_LEAD = re.compile(r"^[\s>*+-]*$")
+
+
+def _is_label(unit: str, bold: re.Match[str]) -> bool:
+    """Whether a bold span is the label of what follows (it opens the unit and ends in a
+    colon): it names the topic, never the value asked for."""
+    colon = bold.group(1).rstrip().endswith(":") or unit[bold.end() : bold.end() + 1] == ":"
+    points = _ARROW.search(bold.group(1))  # "**→ replanner**:" names where a route goes
+    return colon and not points and bool(_LABEL_LEAD.match(unit[: bold.start()]))
 
 
 def _ordinal_item(unit: str, position: int, head: str) -> bool:

@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 _OVERRIDE_VERB = (r"(ignore|disregard|forget|override|bypass|skip|drop|abandon|discard|"
                   r"never\s*mind|nevermind|set aside|throw away|cancel)")
+# "the override strategy", "skip logic": the verb heads a noun phrase the documents use
+_NOT_A_NOUN = (r"(?!\s+(?:strateg|mode|logic|setting|flag|option|value|behaviou?r|mechanism|"
+               r"priority|precedence|semantics|path|hook|rule)\w*)")
 _PRIOR = (r"(previous|prior|above|earlier|preceding|foregoing|before|so far|until now|"
           r"you (were|have been) (told|given)|the (question|rules|instructions|context|"
           r"guidelines|constraints|directions|system|prompt))")
@@ -34,7 +37,9 @@ _SECRET = (r"(~/\.ssh|\bid_(rsa|dsa|ecdsa|ed25519)\b|/etc/(passwd|shadow|sudoers
 _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "instruction override",
-        rf"\b{_OVERRIDE_VERB}\b[^.?!\n]{{0,15}}\b(previous|prior|above|earlier|preceding|all|"
+        # the verb starts a clause ("override strategy, if the directive…" names a rule
+        # of the documents, its comma ends the clause; "override strategy" is a noun)
+        rf"\b{_OVERRIDE_VERB}\b{_NOT_A_NOUN}[^.?!\n,;]{{0,15}}\b(previous|prior|above|earlier|preceding|all|"
         r"any|your|the|system|my)\b[^.?!\n]{0,25}\b(instructions?|prompts?|rules|directions|"
         r"guidelines|context|constraints|polic(y|ies)|directives?|orders)"
         r"(?![- ]?injection)",  # "skip the prompt-injection screening" names a step
