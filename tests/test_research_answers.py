@@ -1405,3 +1405,34 @@ def test_a_bold_label_is_the_topic_not_the_value() -> None:
     assert _extracted(routed, "Which node runs for multi_hop questions when steps are done?") == (
         "replanner"
     )
+
+
+def test_the_bridge_is_the_value_a_passage_marks_as_the_default() -> None:
+    """ "The Provider setting has a default provider; which variable must be set for it?":
+    the bridge is the value marked "(default)", not the code span of a passage that
+    repeats more of the question's words, and it is found by its name alone: the
+    passage's other words (another provider's gateway) would pull in that row."""
+    settings = (
+        "Because the provider travels in the request `settings`, local and server runs are "
+        "identical.\n\n"
+        "Supported values: `ollama` (local), `google` (default), `openai`, `portkey` "
+        "(Portkey gateway fronting Azure OpenAI)."
+    )
+    table = (
+        "| Provider | Required environment variables | Optional |\n|---|---|---|\n"
+        "| `google` | `GOOGLE_API_KEY` | — |\n| `openai` | `OPENAI_API_KEY` | — |\n"
+        "| `portkey` | `PORTKEY_AZURE_API_KEY` | `PORTKEY_MODEL` (upstream model, default "
+        "`gpt-5`) |\n"
+    )
+    hits = [
+        Evidence(chunk_id="s", file="guide.md", heading="Provider setting", text=settings),
+        Evidence(chunk_id="t", file="overview.md", heading="Provider credentials", text=table),
+    ]
+    vocabulary = Vocabulary.from_texts([settings, table, "other words", "more words"])
+    bridged = split_bridge(
+        "The GUI's Provider setting has a default AI provider. Which environment variable "
+        "must be set for that default provider to work?"
+    )
+    assert bridged is not None
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "GOOGLE_API_KEY"

@@ -243,6 +243,35 @@ def _only_others_given(
     )
 
 
+def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tuple[Ranked, bool]:
+    """The unit whose span answers, and whether no unit near the top has the asked shape.
+    The best-ranked unit leads unless a near one offers a span, one of the asked shape,
+    or one that states the asked value outright (a marked default, a bound value)."""
+    best = ranked[0]
+    with_span = next((r for r in ranked[:4] if r.span is not None), None)
+    lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
+    shape = shape_for(expectation, question)
+    if shape is not None and (lead.span is None or not shape(lead.span.text)):
+        shaped = next(
+            (r for r in ranked[:SHAPE_SEARCH] if r.span is not None and shape(r.span.text)), None
+        )
+        if shaped is not None and shaped.score >= best.score - SHAPE_MARGIN:
+            return shaped, False
+        return lead, True
+    return _stated_instead(lead, expectation, ranked), False
+
+
+def _stated_instead(lead: Ranked, expectation: Expectation, ranked: list[Ranked]) -> Ranked:
+    """A unit that states the asked value outright (a marked default, a value bound to
+    the asked setting) wins over `lead` when it ranks near the best."""
+    if _states_answer(lead.span, expectation):
+        return lead
+    stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
+    if stated is not None and stated.score >= ranked[0].score - _stated_margin(stated.span):
+        return stated
+    return lead
+
+
 def compose(
     question: str,
     evidence: list[Evidence],
@@ -256,23 +285,7 @@ def compose(
     ranked = rank(question, evidence, vocabulary, expectation, similarities, extra_terms, exclude)
     if not ranked:
         return None
-    best = ranked[0]
-    with_span = next((r for r in ranked[:4] if r.span is not None), None)
-    lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
-    shape = shape_for(expectation, question)
-    shape_missing = False
-    if shape is not None and (lead.span is None or not shape(lead.span.text)):
-        shaped = next(
-            (r for r in ranked[:SHAPE_SEARCH] if r.span is not None and shape(r.span.text)), None
-        )
-        if shaped is not None and shaped.score >= best.score - SHAPE_MARGIN:
-            lead = shaped
-        else:
-            shape_missing = True
-    elif not _states_answer(lead.span, expectation):
-        stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
-        if stated is not None and stated.score >= best.score - _stated_margin(stated.span):
-            lead = stated  # a unit that states the asked value outright wins
+    lead, shape_missing = _lead(question, expectation, ranked)
     given_for_others = _only_others_given(question, expectation, lead, ranked)
     unbound = _unbound_setting(question, expectation, lead, ranked)
     units = [lead.unit]
@@ -332,11 +345,15 @@ def compose_bridged(
     first = rank(context, evidence, vocabulary, expect(context), similarities)
     if not first:
         return None
-    hop = first[0]
+    # the bridge is chosen like an answer: "X has a default provider" is bridged by the
+    # passage that marks one as the default, not by the one repeating most words
+    hop = _stated_instead(first[0], expect(context), first)
     asked = set(content_terms(f"{context} {asking}"))
     bridge = [t for t in content_terms(hop.unit.text) if t not in asked and vocabulary.known(t)]
     bridge = sorted(bridge, key=vocabulary.idf, reverse=True)[:BRIDGE_TERMS]
-    if hop.span is not None:
+    if _states_answer(hop.span, expect(context)):  # "`google` (default)": the unit's
+        bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]  # other words name the rest
+    elif hop.span is not None:
         bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
     found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
     found |= set(quoted_phrases(context))  # "shown with the ⊘ symbol": named, not asked
