@@ -342,19 +342,22 @@ def compose_bridged(
     Ranked against the whole question, the first hop's unit wins (it repeats most of
     the question's words) and the reader gets the bridge instead of the answer.
     """
-    first = rank(context, evidence, vocabulary, expect(context), similarities)
+    named = expect(context)
+    first = rank(context, evidence, vocabulary, named, similarities)
     if not first:
         return None
     # the bridge is chosen like an answer: "X has a default provider" is bridged by the
     # passage that marks one as the default, not by the one repeating most words
-    hop = _stated_instead(first[0], expect(context), first)
-    asked = set(content_terms(f"{context} {asking}"))
-    bridge = [t for t in content_terms(hop.unit.text) if t not in asked and vocabulary.known(t)]
-    bridge = sorted(bridge, key=vocabulary.idf, reverse=True)[:BRIDGE_TERMS]
-    if _states_answer(hop.span, expect(context)):  # "`google` (default)": the unit's
-        bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]  # other words name the rest
-    elif hop.span is not None:
-        bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
+    hop = _stated_instead(first[0], named, first)
+    if hop.span is not None and _states_answer(hop.span, named):
+        # "`google` (default)": the value alone; its unit's other words name the rest
+        bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]
+    else:
+        asked = set(content_terms(f"{context} {asking}"))
+        rare = [t for t in content_terms(hop.unit.text) if t not in asked and vocabulary.known(t)]
+        bridge = sorted(rare, key=vocabulary.idf, reverse=True)[:BRIDGE_TERMS]
+        if hop.span is not None:
+            bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
     found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
     found |= set(quoted_phrases(context))  # "shown with the ⊘ symbol": named, not asked
     expectation = expect(asking)

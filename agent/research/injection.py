@@ -39,9 +39,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
         "instruction override",
         # the verb starts a clause ("override strategy, if the directive…" names a rule
         # of the documents, its comma ends the clause; "override strategy" is a noun)
-        rf"\b{_OVERRIDE_VERB}\b{_NOT_A_NOUN}[^.?!\n,;]{{0,15}}\b(previous|prior|above|earlier|preceding|all|"
-        r"any|your|the|system|my)\b[^.?!\n]{0,25}\b(instructions?|prompts?|rules|directions|"
-        r"guidelines|context|constraints|polic(y|ies)|directives?|orders)"
+        rf"\b{_OVERRIDE_VERB}\b{_NOT_A_NOUN}[^.?!\n,;]{{0,15}}"
+        r"\b(previous|prior|above|earlier|preceding|all|any|your|the|system|my)\b"
+        r"[^.?!\n]{0,25}\b(instructions?|prompts?|rules|directions|guidelines|context|"
+        r"constraints|polic(y|ies)|directives?|orders)"
         r"(?![- ]?injection)",  # "skip the prompt-injection screening" names a step
     ),
     (
