@@ -28,9 +28,9 @@ from agentcycle.agent.research.key_entities import (
     unknown_names,
     unstated_constants,
 )
-from agentcycle.agent.research.node_answer import chosen_alternative
-from agentcycle.agent.research.retrieve import support_terms
-from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.node_answer import chosen_alternative, pooled_evidence
+from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
+from agentcycle.agent.research.state import Evidence, Step
 from agentcycle.agent.research.stated_default import (
     default_statements,
     defaulted_nouns,
@@ -626,6 +626,22 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             RELEASE_NOTE,
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
+        pytest.param(
+            "The resolver uses `_ACTION_TABLE` (14 actions with keywords) to spot them.",
+            "How many actions does the general after_program resolver's _ACTION_TABLE hold?",
+            "14", id="count-of-a-name-with-a-leading-underscore"),
+        pytest.param(
+            "Uses `_ACTION_TABLE` (14 actions) to detect program mentions in the advice.",
+            "How many actions are in the table the after_program resolver reads?",
+            "14", id="count-of-a-name-the-question-spells-in-words"),
+        pytest.param(
+            "**Style**: 2-space indentation, 80-character line width, docstrings.",
+            "What indentation width does the style guide require?", "2-space",
+            id="number-with-its-hyphenated-unit"),
+        pytest.param(
+            "Supported values: `httpx` (fast), `requests` (default), `curl` (legacy).",
+            "If I leave the crawler.backend setting unset, which fetch backend is used?",
+            "requests", id="left-unset-asks-the-default"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:
@@ -1384,6 +1400,8 @@ def test_words_naming_the_answers_form_are_no_focus_words() -> None:
     assert "boolean" not in expect("Which boolean field, if True, reuses a stale cache?").focus
     assert "script" not in expect("Which script writes the crawl report?").focus
     assert "follow" not in expect("Which of the following does the crawler skip?").focus
+    assert expect("What color is the warning banner?").focus == []  # "in orange text"
+    assert expect("Which hash algorithm is used?").focus == ["hash"]  # "an MD5 hash"
 
 
 def test_a_focus_word_is_named_by_a_word_it_begins_or_that_begins_it() -> None:
@@ -1436,3 +1454,50 @@ def test_the_bridge_is_the_value_a_passage_marks_as_the_default() -> None:
     assert bridged is not None
     composed = compose_bridged(*bridged, hits, vocabulary)
     assert composed is not None and composed.direct == "GOOGLE_API_KEY"
+
+
+def test_an_abbreviation_is_no_identifier() -> None:
+    unit = "Set the number of cycles to undo (e.g., 3), i.e. how far back to go."
+    assert _extracted(unit, "Which JSON file does the crawler rebuild after undoing?") is None
+
+
+def test_the_questions_setting_may_be_told_apart_from_the_asked_fact() -> None:
+    """ "When I press Purge in the panel, which JSON file does the crawler rebuild?": the
+    panel's passage tells the setting, another the asked fact; together they support the
+    answer, while the asked fact's words must still sit in one passage."""
+    panel = "Press **Purge** in the crawler panel to drop the cached pages."
+    rebuild = "Purging drops the cache and rebuilds `index.json` from the remaining pages."
+    vocabulary = Vocabulary.from_texts([panel, rebuild, "other words", "more words"])
+    question = "When I press Purge in the panel, which JSON file does the crawler rebuild?"
+    terms = support_terms(question, vocabulary)
+    asked = set(support_terms(main_clause(question).split(", ", 1)[1], vocabulary))
+    alone = max(coverage(terms, text, vocabulary) for text in (panel, rebuild))
+    together = anchored_coverage(terms, asked, [panel, rebuild], vocabulary)
+    assert together > alone
+    assert anchored_coverage(terms, set(terms), [panel, rebuild], vocabulary) == alone
+
+
+def test_what_color_is_answered_by_a_color_word_or_refused() -> None:
+    """ "What color is the banner": the plain word "orange" is the answer though no markup
+    sets it apart, and a passage naming no color is a near-miss, not "GUI"."""
+    question = "If a tutorial needs unsupported programs, what color is the banner text?"
+    told = "If the tutorial needs programs not yet supported, the banner says so in orange text."
+    assert _extracted(told, question) == "orange"
+    untold = "If the tutorial needs programs not yet supported, the GUI banner says so."
+    composed = _composed(untold, question, "Tutorials")
+    assert composed is not None and composed.shape_missing
+
+
+def test_passages_of_a_failed_step_stay_candidates_after_the_completed_ones() -> None:
+    """A replanned step that found the bridge's row in another file's table covers few of
+    the question's words and is judged failed; its passage may still hold the answer."""
+    hits = {c: Evidence(chunk_id=c, file="d.md", text=f"passage {c}") for c in "abc"}
+    steps = [
+        Step(step_id=1, question="q", evidence_ids=["a"], status="completed"),
+        Step(step_id=2, question="q", evidence_ids=["b", "a"], status="failed"),
+        Step(step_id=3, question="q", evidence_ids=["c"], status="completed"),
+    ]
+    state = {"steps": steps, "evidence": hits}
+    assert [e.chunk_id for e in pooled_evidence(state)] == ["a", "c"]  # type: ignore[arg-type]
+    widened = pooled_evidence(state, with_failed=True)  # type: ignore[arg-type]
+    assert [e.chunk_id for e in widened] == ["a", "c", "b"]

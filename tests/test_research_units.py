@@ -377,3 +377,20 @@ def test_mc_reads_each_options_row_in_the_yes_no_column_the_question_names() -> 
     asked = "Which mirror uses the retry cache, us_mirror or eu_mirror?"
     scores, _ = score_options(asked, {"A": "us_mirror", "B": "eu_mirror"}, units, vocabulary)
     assert select(scores, negated=False) == "A"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which mirror kind gets the highest freshness score in the crawler?", "D"),
+    ("Which mirror kind gets the lowest freshness score in the crawler?", "C"),
+])  # fmt: skip
+def test_mc_superlative_picks_the_option_the_passage_numbers_at_that_end(
+    question: str, expected: str
+) -> None:
+    """Every option sits in one passage near the question's words, so closeness ties
+    them; "highest" asks for the order their numbers give."""
+    text = "**Mirror freshness scores:** primary_full=100, cached=90, partial=80, full=50."
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
+    choices = {"A": "cached", "B": "partial", "C": "full", "D": "primary_full"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == expected
+    assert reasons[expected].startswith("numbered")

@@ -29,6 +29,11 @@ _MODULE = re.compile(r"[\w./-]*\w\.py|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
 _QUOTED = re.compile(r'"[^"\n]{2,80}"')
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2},? \d{4}")
+_COLOR = re.compile(
+    r"(?:light |dark |bright |pale )?(?:red|orange|yellow|green|blue|purple|violet|pink|grey"
+    r"|gray|black|white|brown|cyan|magenta|amber|teal|gold)",
+    re.IGNORECASE,
+)
 _WORDING_HEADS = {"phras", "wording", "text", "string", "sentenc", "quot"}  # stems
 _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
@@ -77,6 +82,12 @@ def _qualified_version(text: str) -> bool:
     return bool(VERSION_TOKEN.fullmatch(text) or re.fullmatch(r"\d+", text))
 
 
+_color_word = _every(_COLOR)
+# Shapes of a closed class of plain words: any word of the class is a candidate, though
+# no markup sets it apart ("in orange text"); an open shape (a model's digit) is not.
+PLAIN_WORD_SHAPES: frozenset[Shape] = frozenset({_color_word})
+
+
 def shape_for(expectation: Expectation, question: str) -> Shape | None:
     """The surface form the asked-for head noun demands, or None when it fixes none."""
     head = expectation.head
@@ -97,6 +108,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _model_name
     if head in {"function", "method", "test", "case"} and _TEST_FUNCTION.search(clause):
         return _every(_TEST)
+    if head in {"color", "colour"}:  # "what color is the banner": orange, not "banner"
+        return _color_word
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
         return _DATE.fullmatch
     if head == "clas":  # stem of "class"

@@ -256,6 +256,15 @@ _KIND_NOUNS = {
     "tag",
     "word",
     "following",
+    # a property the answer is an instance of ("what color": orange, "which hash
+    # algorithm": MD5, "what file-name pattern": ai_agent_NN.log); seldom written beside it
+    "color",
+    "colour",
+    "algorithm",
+    "pattern",
+    "format",
+    "keyword",
+    "range",
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {
@@ -509,8 +518,19 @@ def expect(question: str) -> Expectation:
     question = _QUOTED_EXAMPLE.sub("that", question)
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
-    kind, focus, asks_default = _classify_answer(clause, head)
+    kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
     return Expectation(kind, focus, asks_default, head)
+
+
+# "If I leave `provider` unset, which backend…", "when no model is given": what applies
+# then is the default, though the question never says the word
+_UNSET = re.compile(
+    r"\b(?:leave|leaves|left|keep|keeps)\s+(?:\S+\s+){0,4}?(?:unset|blank|empty|unspecified)\b"
+    r"|\b(?:do not|don't|never|without)\s+(?:set|setting|specify|specifying|pass|passing)\b"
+    r"|\bis(?:n't| not)\s+(?:set|specified|given)\b"
+    r"|\bif\s+(?:no|none)\b(?=[^,?]*\b(?:set|given)\b)",
+    re.IGNORECASE,
+)
 
 
 _THING_HEADS = {stem(n) for n in _IDENTIFIER_NOUNS.split("|") if " " not in n} - {"valu"}
@@ -522,8 +542,10 @@ def _names_a_thing(clause: str, head: str) -> bool:
     return head in _THING_HEADS and not _STRONG_NUMBER_Q.search(clause)
 
 
-def _classify_answer(clause: str, head: str) -> tuple[AnswerType, list[str], bool]:
-    asks_default = bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
+def _classify_answer(
+    clause: str, head: str, unset: bool = False
+) -> tuple[AnswerType, list[str], bool]:
+    asks_default = unset or bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
     focus = _focus(clause)
     if _YES_NO.match(clause):
         return "yes_no", focus, asks_default

@@ -24,8 +24,8 @@ BOUND = "value bound to"  # Span.how prefixes: compose prefers these spans
 COUNTED = "count of the asked unit"
 
 _QUESTION_NAME = re.compile(
-    r"`([^`\s]{3,60})`|(?<![\w.])([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w])"
-)
+    r"`([^`\s]{3,60})`|(?<![\w.])(_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w])"
+)  # a leading underscore is part of the name: `_ACTION_TABLE`
 _VALUE_QUESTION = re.compile(
     r"\bwhat(?:'s| is| was| are)\s+(?:the\s+)?(?:[\w-]+(?:\s+[\w-]+){0,2}(?:'s|’s)\s+)?"
     r"(?:(?:default|current|configured)\s+)?"
@@ -284,9 +284,19 @@ def count_of_another_name(unit: str, position: int, question: str) -> bool:
         return False
     named = _names_in(question)
     owned = owner.group(1).lower()
+    if _described_by(owned, question):
+        return False  # `_ACTION_TABLE` (14 actions) for "how many actions does the table hold"
     return bool(named) and not any(
         owned == n or owned.startswith(f"{n}.") or n.startswith(f"{owned}.") for n in named
     )  # `skill.md` is the question's `skill`
+
+
+def _described_by(name: str, question: str) -> bool:
+    """Whether the question spells out every word of a code name ("the actions table"
+    for `_ACTION_TABLE`): it asks about that name without writing it."""
+    words = [w for w in re.split(r"[_.]+", name) if w]
+    asked = set(content_terms(question))
+    return len(words) >= 2 and all(stem(w) in asked for w in words)
 
 
 _WORD = r"([A-Za-z][A-Za-z0-9-]+)"  # "TIER-1", "MR-SAD": one modifier

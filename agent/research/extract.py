@@ -16,7 +16,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentcycle.agent.research.answer_shape import Shape, shape_for, shaped_parts
+from agentcycle.agent.research.answer_shape import (
+    PLAIN_WORD_SHAPES,
+    Shape,
+    shape_for,
+    shaped_parts,
+)
 from agentcycle.agent.research.answer_type import Expectation, main_clause
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
@@ -55,6 +60,7 @@ _IDENT = re.compile(
     r"|[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+"  # CamelCase, ChromaDB, OpenAI
     r"|[a-z]+(?:-[a-z0-9.]+){1,5})(?![\w])"  # hyphenated model names
 )
+_ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "a.k.a"}  # dotted like a name, name nothing
 _NUMBER = re.compile(
     r"(?<![\w.-])\d{4}-\d{2}-\d{2}(?![\w-])|"  # a date: 2026-05-20
     r"(?:[<>≤≥~]=?\s*)?(?<![\w.])\d+(?:[.,]\d+)?(?:\s*(?:[-–]|to)\s*\d+(?:[.,]\d+)?)?"
@@ -82,7 +88,7 @@ _ASKS_DURATION = re.compile(
 )
 # "3-stage", "2-tier": a whole number joined to the noun it counts modifies what follows
 # ("80%-token-overlap" keeps its unit: a value)
-_COMPOUND_AFTER = re.compile(r"-[A-Za-z]")
+_COMPOUND_AFTER = re.compile(r"-[A-Za-z]+")
 COMPOUND_MODIFIER = 0.6
 # "(1) the pinning check ... (2) a one-shot probe": enumerators count nothing
 _ENUMERATOR = re.compile(r"\((\d)\)")
@@ -204,7 +210,8 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
         if target:
             found.append((target, m.start() + m.group(0).rfind(target), 0.7))
     for m in _IDENT.finditer(unit):
-        found.append((m.group(0), m.start(), 0.8 if kind == "identifier" else 0.6))
+        if m.group(0).lower() not in _ABBREVIATIONS:
+            found.append((m.group(0), m.start(), 0.8 if kind == "identifier" else 0.6))
     if kind in ("identifier", "name"):
         for m in _UPPER_WORD.finditer(unit):
             found.append((m.group(0), m.start(), 0.4))
@@ -720,6 +727,8 @@ def from_sentence(
         candidates += [(text, at, 1.0) for at, text in bound_here.items()]
     if expectation.head and kind != "number":
         candidates += _head_modifier_words(unit, expectation.head)
+    if shape in PLAIN_WORD_SHAPES:  # "in orange text" for "what color"
+        candidates += [(part, unit.find(part), 0.5) for part in shaped_parts(unit, shape)]
     if expectation.kind == "list":
         codes = [
             c
@@ -776,8 +785,17 @@ def from_sentence(
             fit = fit + 0.6 if shape(text) else fit * 0.25
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
         if best is None or score > best.score:
+            if kind == "number" and text.isdigit():  # "2-space indentation": the 2 is of spaces
+                text += _unit_joined(unit, position + len(text))
             best = Span(text.rstrip(".,;:"), score, f"span of type {kind}")
     return best
+
+
+def _unit_joined(unit: str, end: int) -> str:
+    """The unit a hyphen joins to the number ending at `end` ("-space" of "2-space"), or
+    nothing: a bare 2 does not say 2 of what."""
+    joined = _COMPOUND_AFTER.match(unit, end)
+    return joined.group(0) if joined else ""
 
 
 def extract(

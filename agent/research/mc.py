@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
+from agentcycle.agent.research.superlative import asked_extreme, extreme_option
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
     Vocabulary,
@@ -29,6 +30,7 @@ WINDOW_CHARS = 80
 OTHER_COUNT = 0.6  # weight of "3 queries" as support for 3 when passages are counted
 BARE_NUMBER = 0.85  # weight of "120" found alone as support for the option "120 seconds"
 ANSWERED = 0.3  # the option the open answer names: its span was extracted for the question
+ORDERED = 0.5  # the option a passage numbers highest (lowest) when that is what is asked
 
 
 def _occurrences(option: str, text: str) -> list[int]:
@@ -202,6 +204,12 @@ def score_options(
             reasons[letter] = f"named by the answer found without the options: {answer!r}"
         else:
             reasons[letter] = "not stated in the retrieved evidence"
+    ordered = extreme_option(objective, choices, (unit.text for unit in units))
+    if ordered is not None:
+        scores[ordered] += ORDERED
+        reasons[ordered] = f"numbered {asked_extreme(objective)} among the options: " + reasons[
+            ordered
+        ]
     if similarity is not None and units:
         texts = [u.text for u in units[:3]]
         for letter, option in choices.items():

@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.answer_type import (
+    Expectation,
     asking_part,
     asks_a_quantity,
     expect,
@@ -20,7 +21,7 @@ from agentcycle.agent.research.answer_type import (
     split_bridge,
 )
 from agentcycle.agent.research.classify import either_or
-from agentcycle.agent.research.compose import compose, compose_bridged
+from agentcycle.agent.research.compose import Composition, compose, compose_bridged
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
@@ -28,7 +29,7 @@ from agentcycle.agent.research.key_entities import (
     unstated_constants,
 )
 from agentcycle.agent.research.mc import score_options
-from agentcycle.agent.research.retrieve import coverage, support_terms
+from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
     INSUFFICIENT,
@@ -47,9 +48,13 @@ from agentcycle.agent.research.validate import Constraints, check
 _tools, _config = tools_of, config_of
 
 
-def _pool_evidence(state: ResearchState) -> list[Evidence]:
+def pooled_evidence(state: ResearchState, with_failed: bool = False) -> list[Evidence]:
+    """The passages of the completed steps (of all steps when none completed); with
+    `with_failed`, those of failed steps follow them."""
     steps = state["steps"]
     chosen = [s for s in steps if s.status == "completed"] or steps
+    if with_failed:
+        chosen += [s for s in steps if s not in chosen]
     ids = list(dict.fromkeys(c for s in chosen for c in s.evidence_ids))
     return [state["evidence"][c] for c in ids if c in state["evidence"]]
 
@@ -64,10 +69,11 @@ def _support(
     """Simple: one passage must cover the question; multi-hop: the cited passages together,
     with `first_hop` (the passage naming a resolved default, "Google is the default")."""
     vocabulary = tools.vocabulary()
-    terms = support_terms(state["objective"], vocabulary)
-    single = max(
-        (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for h in evidence), default=0.0
-    )
+    question = state["objective"]
+    terms = support_terms(question, vocabulary)
+    asked = set(support_terms(asking_part(main_clause(question)), vocabulary))
+    texts = [f"{h.context}\n{h.text}" for h in evidence]
+    single = anchored_coverage(terms, asked, texts, vocabulary)
     if state["question_type"] == "multi_hop" or first_hop is not None:
         hops = [*([first_hop] if first_hop else []), *(u.evidence for u in units)]
         joined = "\n".join(f"{h.context}\n{h.text}" for h in hops)
@@ -128,11 +134,44 @@ def chosen_alternative(
     return alternatives[max(stated, key=lambda k: scores[k])]
 
 
+def _composition(
+    question: str, evidence: list[Evidence], tools: ResearchTools, sentences: int
+) -> tuple[Expectation, Composition | None]:
+    """The expected answer and the composed answer: through the bridge for a two-hop
+    question, else from the question's own best units."""
+    bridged = split_bridge(question)
+    if bridged is not None:
+        composed = compose_bridged(
+            *bridged, evidence, tools.vocabulary(), tools.text_similarities, sentences
+        )
+        return expect(bridged[1]), composed
+    expectation = expect(question)
+    composed = compose(
+        question, evidence, tools.vocabulary(), expectation, tools.text_similarities, sentences
+    )
+    return expectation, composed
+
+
+def _units(composed: Composition | None) -> list[Scored]:
+    return composed.units if composed else []
+
+
+def _answers(composed: Composition | None) -> bool:
+    """Whether a composition offers an answer the gate could accept: a span of the asked
+    shape from evidence that names the asked focus."""
+    return (
+        composed is not None
+        and composed.span is not None
+        and not composed.focus_missing
+        and not composed.shape_missing
+    )
+
+
 def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     """Draft the answer: the direct answer, then extractive evidence with [n] citations
     (or, with an LLM, its generated sentences, checked the same way by the gate)."""
     tools, cfg = _tools(config), _config(state)
-    evidence = _pool_evidence(state)
+    evidence = pooled_evidence(state)
     question, trace = state["objective"], []
     resolved = resolve_default(question, evidence, tools.default_statements())
     if resolved is not None:  # "the default provider" is the one a passage says it is
@@ -152,24 +191,21 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         read = [e for e in found if e.chunk_id not in seen]
         evidence = [*evidence, *dict((e.chunk_id, e) for e in read).values()]
         trace.append(f"synthesize: the default named is {resolved.name!r}")
-    expectation = expect(question)
-    bridged = split_bridge(question)
-    if bridged is not None:
-        expectation = expect(bridged[1])
-        composed = compose_bridged(
-            *bridged, evidence, tools.vocabulary(), tools.text_similarities, cfg.answer_sentences
-        )
-    else:
-        composed = compose(
-            question,
-            evidence,
-            tools.vocabulary(),
-            expectation,
-            tools.text_similarities,
-            cfg.answer_sentences,
-        )
-    units = composed.units if composed else []
-    support = _support(state, units, evidence, tools, resolved.evidence if resolved else None)
+    expectation, composed = _composition(question, evidence, tools, cfg.answer_sentences)
+    first_hop = resolved.evidence if resolved else None
+    support = _support(state, _units(composed), evidence, tools, first_hop)
+    if resolved is None and not (_answers(composed) and support >= cfg.min_support):
+        # A step judged failed may still hold the answer's passage (the bridge's row in
+        # another file's table covers few of the question's words): read its passages
+        # too, but only when the completed steps' passages do not answer.
+        widened = pooled_evidence(state, with_failed=True)
+        if len(widened) > len(evidence):
+            retry = _composition(question, widened, tools, cfg.answer_sentences)
+            retry_support = _support(state, _units(retry[1]), widened, tools)
+            if _answers(retry[1]) and retry_support >= cfg.min_support:
+                evidence, (expectation, composed), support = widened, retry, retry_support
+                trace.append("synthesize: answered from the passages of failed steps too")
+    units = _units(composed)
     completed = [s for s in state["steps"] if s.status == "completed"]
     confidence = sum(s.confidence for s in completed or state["steps"]) / max(
         1, len(completed or state["steps"])

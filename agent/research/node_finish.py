@@ -13,7 +13,7 @@ from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import is_negated
 from agentcycle.agent.research.compose import render
 from agentcycle.agent.research.mc import option_named, score_options, select
-from agentcycle.agent.research.node_answer import _pool_evidence
+from agentcycle.agent.research.node_answer import pooled_evidence
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
     Citation,
@@ -78,7 +78,7 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
             for c in draft.citations
         ]
     else:
-        evidence = _with_option_passages(state, tools, _pool_evidence(state), choices)
+        evidence = _with_option_passages(state, tools, pooled_evidence(state), choices)
         counters = state["counters"].model_copy()
         counters.retrieval_calls += len(choices)  # one sentence search per option
         update["counters"] = counters

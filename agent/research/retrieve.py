@@ -28,6 +28,25 @@ def coverage(terms: list[str], text: str, vocabulary: Vocabulary) -> float:
     return sum(vocabulary.idf(t) for t in terms if t in present) / total
 
 
+def anchored_coverage(
+    terms: list[str], asked: set[str], texts: list[str], vocabulary: Vocabulary
+) -> float:
+    """The best coverage of `terms` by one text when only the `asked` terms (those of
+    the asking clause) must sit in that text and the rest — the question's setting ("when
+    I roll back cycles with the GUI's option, which file…") — may sit in any retrieved
+    text: a setting is often told in one section and the asked fact in another."""
+    if not terms or not texts:
+        return 0.0
+    setting = [t for t in terms if t not in asked]
+    told = present_terms(setting, "\n".join(texts)) if setting else set()
+    total = sum(vocabulary.idf(t) for t in terms) or 1.0
+    best = 0.0
+    for text in texts:
+        found = present_terms(terms, text) | told
+        best = max(best, sum(vocabulary.idf(t) for t in terms if t in found) / total)
+    return best
+
+
 def support_terms(question: str, vocabulary: Vocabulary) -> list[str]:
     """The content terms a passage can be asked to cover. A verb form the corpus never
     uses ("my run *died*", "a report *popped* up") tells the asker's story: no passage
