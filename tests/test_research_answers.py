@@ -1328,6 +1328,9 @@ def test_a_verb_before_its_object_ends_the_asked_noun_phrase() -> None:
     assert expect(question).head == "rule"
     assert expect("Which node reads its config file first?").head == "node"
     assert expect("Which process tasks are queued?").head == "task"  # no object: a noun
+    assert expect("Which environment variable turns off the check?").head == "variabl"
+    assert expect("Which environment variable lets you skip it?").head == "variabl"
+    assert expect("Which files you need does the guide list?").head == "fil"
 
 
 def test_a_constant_the_question_spells_in_words_binds_its_default() -> None:
@@ -1501,3 +1504,16 @@ def test_passages_of_a_failed_step_stay_candidates_after_the_completed_ones() ->
     assert [e.chunk_id for e in pooled_evidence(state)] == ["a", "c"]  # type: ignore[arg-type]
     widened = pooled_evidence(state, with_failed=True)  # type: ignore[arg-type]
     assert [e.chunk_id for e in widened] == ["a", "c", "b"]
+
+
+def test_a_values_line_continues_the_setting_named_before_it() -> None:
+    """ "Supported values: `a`, `b` (default)" names no setting: it is scored with the
+    sentence before it, so the default it marks answers "if I leave that setting unset"."""
+    text = (
+        "Crawling in general is described elsewhere.\n\n"
+        "The `crawler.backend` PHIL setting selects the fetch engine that runs.\n"
+        "Supported values: `httpx` (fast), `requests` (default), `curl` (legacy).\n\n"
+        "Each fetch engine runs in `worker.py` when the crawler starts."
+    )
+    composed = _composed(text, "If I leave crawler.backend unset, which fetch engine runs?", "")
+    assert composed is not None and composed.direct == "requests"

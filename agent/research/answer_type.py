@@ -397,14 +397,24 @@ def _participle(word: str) -> bool:
     return word.endswith("ed") and len(word) > 4 and "_" not in word
 
 
+_PARTICLES = {"off", "up", "out", "down"}  # "which variable *turns off* the check"
+# "which variable *lets you* bypass it": a verb of causing before its object pronoun
+# (a noun may be followed by a subject pronoun: "which files you need")
+_CAUSING = {"lets", "makes", "helps", "allows", "tells", "forces", "causes", "gets"}
+_OBJECT_PRONOUNS = {"you", "it", "them", "us", "me"}
+
+
 def _verb_before_object(word: str, following: list[str]) -> bool:
     """Whether `word` is a verb in the third person by its object: "-s" before a
-    determiner ("which rule *strips* every key", "which node *reads* its file")."""
+    determiner ("which rule *strips* every key", "which node *reads* its file"), before
+    a particle ("turns off") or, for a verb of causing, before a pronoun ("lets you")."""
+    if not word.endswith("s") or word.endswith("ss") or not following:
+        return False
+    after = following[0].strip("?,.;:()'\"").lower()
     return (
-        word.endswith("s")
-        and not word.endswith("ss")
-        and bool(following)
-        and following[0].strip("?,.;:()'\"").lower() in _DETERMINERS
+        after in _DETERMINERS
+        or after in _PARTICLES
+        or (word in _CAUSING and after in _OBJECT_PRONOUNS)
     )
 
 

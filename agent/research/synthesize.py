@@ -43,6 +43,9 @@ LEAD_IN = 0.9  # share of its block's coverage a unit ending in ':' is given
 _CONTINUES = re.compile(
     r"(?:Used|Called|Set|Defined|Read|Written|Stored|Kept|Registered|Loaded|Handled|"
     r"Produced|Generated|Raised|Checked|Enforced|Applied|Invoked|Run)\s+(?:by|in|from|at|for)\b"
+    # "Supported values: `a`, `b` (default)": the values of the setting just named
+    r"|(?:Supported|Possible|Allowed|Valid|Accepted|Available)\s+"
+    r"(?:values|options|choices|settings|modes)\s*:"
 )
 # 'contains the phrase "build model into map"': the words quoted are matched as written
 _QUOTED_PHRASE = re.compile(
