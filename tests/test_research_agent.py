@@ -133,6 +133,23 @@ def test_multiple_choice_answers_with_a_letter_and_reasons(home: Path) -> None:
     assert_grounded(result)
 
 
+def test_multiple_choice_with_no_option_stated_is_a_low_confidence_guess(home: Path) -> None:
+    """One option is right by the question's own terms: the closest is answered, never
+    a refusal, and it says it is a guess."""
+    choices = {"A": "37 tokens", "B": "73 tokens", "C": "137 tokens", "D": "173 tokens"}
+    result = ask(
+        "What chunk size (in tokens) does DocuChat use when splitting uploaded "
+        "documents for indexing?",
+        choices=choices,
+    )
+    letter = result.mc_letter
+    assert letter in choices and not result.insufficient
+    assert result.answer.splitlines()[0] == (
+        f"Answer: ({letter}) {choices[letter]} (a guess: no option is stated in the evidence)"
+    )
+    assert result.confidence <= 0.2
+
+
 def test_unanswerable_question_is_insufficient_never_invented(home: Path) -> None:
     result = ask(
         "What chunk size (in tokens) does DocuChat use when splitting uploaded "

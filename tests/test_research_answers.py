@@ -1331,6 +1331,9 @@ def test_a_verb_before_its_object_ends_the_asked_noun_phrase() -> None:
     assert expect("Which environment variable turns off the check?").head == "variabl"
     assert expect("Which environment variable lets you skip it?").head == "variabl"
     assert expect("Which files you need does the guide list?").head == "fil"
+    assert expect("Which model turns my free-text advice into directives?").focus == []
+    assert expect("Which node picks the next program by default?").focus == []
+    assert expect("How much of the message goes into the fingerprint?").focus == []
 
 
 def test_a_constant_the_question_spells_in_words_binds_its_default() -> None:
@@ -1404,6 +1407,9 @@ def test_words_naming_the_answers_form_are_no_focus_words() -> None:
     assert "script" not in expect("Which script writes the crawl report?").focus
     assert "follow" not in expect("Which of the following does the crawler skip?").focus
     assert expect("What color is the warning banner?").focus == []  # "in orange text"
+    assert "nam" not in expect("What is the naming pattern of the crawl log?").focus
+    assert expect("Under what condition does rule C fire?").focus == []
+    assert expect("How many distinct pages were fetched?").focus == ["pag"]
     assert expect("Which hash algorithm is used?").focus == ["hash"]  # "an MD5 hash"
 
 

@@ -177,7 +177,7 @@ _VERBS |= {
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
     )
     for form in (verb, verb + "s")
-}  # fmt: skip
+} | {"goes", "go", "has", "have"}  # fmt: skip
 # Words naming the *kind* of answer, not its subject: the evidence needn't repeat them.
 _KIND_NOUNS = {
     "model",
@@ -265,6 +265,8 @@ _KIND_NOUNS = {
     "format",
     "keyword",
     "range",
+    "naming",  # "what is the naming pattern": ai_agent_NN.log
+    "condition",  # "under what condition does Rule C fire": when …
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {
@@ -298,7 +300,7 @@ _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight",
 _SETTING_APART = (
     "extra", "additional", "internal", "other", "particular", "actual", "different",
     "separate", "further", "certain", "single", "same", "new", "special", "precise",
-    "overall", "approximate", "times",
+    "overall", "approximate", "times", "distinct", "unique",
 )  # fmt: skip
 _FOCUS_STOP |= {stem(word) for word in (*_NUMBER_WORDS, "both", *_SETTING_APART)}
 
@@ -389,7 +391,10 @@ def split_bridge(question: str) -> tuple[str, str] | None:
 
 # Determiners that open an object, never a reduced relative clause: "the file extensions
 # *the* crawler treats" is a noun phrase, "rule strips *every* key" a verb and its object
-_DETERMINERS = {"every", "each", "all", "any", "its", "their", "no"}
+# after a word in "-s" they make it a verb: "which model *turns my* advice", "which
+# node *picks the* program" (a plural noun seldom runs into an article in a question)
+_DETERMINERS = {"every", "each", "all", "any", "its", "their", "no", "the", "a", "an", "my"}
+_DETERMINERS |= {"your", "our"}
 
 
 def _participle(word: str) -> bool:

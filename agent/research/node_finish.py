@@ -46,6 +46,8 @@ def _mc_units(
 
 
 OPTION_PASSAGES = 2  # chunks looked up per option, by its words with the question's
+GUESS_CONFIDENCE = 0.2  # an option chosen with none stated in the evidence: a guess
+GUESS_NOTE = " (a guess: no option is stated in the evidence)"
 
 
 def _with_option_passages(
@@ -104,13 +106,15 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
         if reply is not None and reply.letter.upper() in choices:
             letter, reasons = reply.letter.upper(), reply.reasoning or reasons
     stated = any(r.startswith("stated") for r in reasons.values())
-    if not stated and draft.insufficient:
-        return {**update, "trace": ["mc: no option is stated in the evidence"]}
+    guessed = not stated and draft.insufficient
     reasoning = "\n".join(
         f"- ({k}) {choices[k]}: {reasons.get(k, '')} [score {scores.get(k, 0):.2f}]"
         for k in choices
     )
-    answer = f"Answer: ({letter}) {choices[letter]}\n{reasoning}"
+    answer = f"Answer: ({letter}) {choices[letter]}"
+    if guessed:  # one of the options is right by the question's own terms: the closest
+        answer += GUESS_NOTE  # is a better answer than none, said to be a guess
+    answer += f"\n{reasoning}"
     if not draft.insufficient:
         answer += f"\nEvidence:\n{draft.answer}"
     new = draft.model_copy(
@@ -119,6 +123,7 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
             "mc_letter": letter,
             "mc_reasoning": reasons,
             "insufficient": False,
+            "confidence": min(draft.confidence, GUESS_CONFIDENCE) if guessed else draft.confidence,
         }
     )
     return {
