@@ -1523,3 +1523,29 @@ def test_a_values_line_continues_the_setting_named_before_it() -> None:
     )
     composed = _composed(text, "If I leave crawler.backend unset, which fetch engine runs?", "")
     assert composed is not None and composed.direct == "requests"
+
+
+def test_the_noun_a_question_points_back_with_is_the_kind_of_its_bridge() -> None:
+    """ "… runs one quick program … How many retries does that same program make?": the
+    bridge is a program's name (the table's Program cell), not the flag a routing
+    sentence sets, so the retries asked for are the program's own."""
+    routing = (
+        "When `fetch_uncertain` is True the crawler routes to the `probe_fetch` phase, "
+        "which runs a single quick check."
+    )
+    table = (
+        "| Mode | Program | Live when |\n|---|---|---|\n"
+        "| Web | `crawl.head_check` | latency < 50 |\n| Feed | `crawl.feed_check` | items > 0 |\n"
+    )
+    gate = "`crawl.head_check` makes 3 retries before it gives up."
+    other = "While `fetch_uncertain` is set, the crawler makes 7 retries before it gives up."
+    texts = {"r": routing, "t": table, "g": gate, "o": other}
+    hits = [Evidence(chunk_id=c, file="crawl.md", heading=c, text=t) for c, t in texts.items()]
+    vocabulary = Vocabulary.from_texts([*texts.values(), "other words", "more words"])
+    bridged = split_bridge(
+        "The web fetch probe runs one quick program to check whether a page is already "
+        "live. How many retries does that same program make before it gives up?"
+    )
+    assert bridged is not None
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "3"

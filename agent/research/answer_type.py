@@ -549,6 +549,11 @@ _UNSET = re.compile(
 
 
 _THING_HEADS = {stem(n) for n in _IDENTIFIER_NOUNS.split("|") if " " not in n} - {"valu"}
+# Nouns of named things a question may point back at ("that same program"): a bridge
+# of one of these kinds is a name, not a phrase
+NAMED_THINGS = _THING_HEADS | {
+    stem(n) for n in ("model", "program", "provider", "package", "library", "database", "tool")
+}
 
 
 def _names_a_thing(clause: str, head: str) -> bool:

@@ -129,6 +129,16 @@ def back_reference(question: str) -> str:
     return ""
 
 
+def pointed_noun(asking: str) -> str:
+    """The noun an asking clause points back with ("program" of "that same program"),
+    or '': the kind of thing the bridge is."""
+    for match in _DEMONSTRATIVE.finditer(asking):
+        noun = match.group(2).lower()
+        if noun not in STOPWORDS and noun not in QUESTION_WORDS:
+            return noun
+    return ""
+
+
 def last_sentence_split(question: str) -> tuple[str, str]:
     """(the sentences before the asking one, the asking sentence)."""
     sentences = _sentences_of(question)

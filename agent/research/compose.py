@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentcycle.agent.research.answer_shape import shape_for
-from agentcycle.agent.research.answer_type import Expectation, expect, points_back
+from agentcycle.agent.research.answer_type import (
+    NAMED_THINGS,
+    Expectation,
+    expect,
+    points_back,
+)
+from agentcycle.agent.research.classify import pointed_noun
 from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -31,7 +37,13 @@ from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
-from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms, term_set
+from agentcycle.agent.research.text import (
+    Vocabulary,
+    content_terms,
+    present_terms,
+    stem,
+    term_set,
+)
 
 EMBED_TOP = 12  # units re-scored by embedding: enough to reorder, cheap enough for p50 ≤ 1 s
 MAX_DIRECT_CHARS = 220
@@ -343,6 +355,10 @@ def compose_bridged(
     the question's words) and the reader gets the bridge instead of the answer.
     """
     named = expect(context)
+    noun = stem(pointed_noun(asking))
+    if noun in NAMED_THINGS and not named.head:  # "… that same program": a program's name
+        kind = "identifier" if named.kind == "phrase" else named.kind
+        named = replace(named, kind=kind, head=noun)
     first = rank(context, evidence, vocabulary, named, similarities)
     if not first:
         return None
