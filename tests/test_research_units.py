@@ -394,3 +394,24 @@ def test_mc_superlative_picks_the_option_the_passage_numbers_at_that_end(
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == expected
     assert reasons[expected].startswith("numbered")
+
+
+def test_mc_a_decimal_option_matches_the_number_written_without_its_zero() -> None:
+    text = "Precision runs from 0.2 (strict) to 0.6 (random). Most crawls stop near 0.4."
+    question = "Roughly what precision corresponds to a random crawl?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
+    choices = {"A": "0.20", "B": "0.40", "C": "0.60", "D": "1.00"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C" and reasons["C"].startswith("stated")
+
+
+def test_mc_the_option_a_passage_binds_to_the_questions_word_wins() -> None:
+    """ "cached=90, docked=60": every number option is stated in one line; the one bound
+    to the word the question writes ("docked") answers; a default question is left to
+    the value marked as the default."""
+    text = "**Page stage scores:** fresh=100, cached=90, docked=60, stale=30, dead=10."
+    question = "In page scoring, how many stage points does a docked page get?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
+    choices = {"A": "100", "B": "90", "C": "60", "D": "30"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C" and reasons["C"].startswith("bound")

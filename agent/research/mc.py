@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from agentcycle.agent.research.answer_type import expect
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
 from agentcycle.agent.research.superlative import asked_extreme, extreme_option
@@ -31,6 +32,9 @@ OTHER_COUNT = 0.6  # weight of "3 queries" as support for 3 when passages are co
 BARE_NUMBER = 0.85  # weight of "120" found alone as support for the option "120 seconds"
 ANSWERED = 0.3  # the option the open answer names: its span was extracted for the question
 ORDERED = 0.5  # the option a passage numbers highest (lowest) when that is what is asked
+BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writes
+BOUND_UNITS = 5  # the question's best units read for it: "verbosity = normal" further down
+# is some config's default, not the asked event's verbosity
 
 
 def _occurrences(option: str, text: str) -> list[int]:
@@ -51,7 +55,19 @@ def _needles(option: str) -> list[tuple[str, float]]:
     match = _LEADING_NUMBER.match(option.strip())
     if match and match.end() < len(option.strip()):
         found.append((match.group(1), BARE_NUMBER))
+    if _DECIMAL.fullmatch(option.strip()):  # "0.60" is written "0.6", and "0.6" "0.60"
+        found += [(form, 1.0) for form in _decimal_forms(option.strip()) if form != option]
     return found
+
+
+_DECIMAL = re.compile(r"\d+\.\d+")
+
+
+def _decimal_forms(number: str) -> list[str]:
+    """The ways a decimal fraction is written: without trailing zeros and with one
+    ("1.0" is left alone: a bare 1 states too many other things)."""
+    bare = number.rstrip("0").rstrip(".")
+    return [bare, f"{bare}0"] if "." in bare else []
 
 
 PARAPHRASED = 0.8  # weight of an option whose every word a unit states, in its own wording
@@ -204,6 +220,13 @@ def score_options(
             reasons[letter] = f"named by the answer found without the options: {answer!r}"
         else:
             reasons[letter] = "not stated in the retrieved evidence"
+    # a default is the value a passage marks as the default, not any assignment of it
+    bound = [] if expect(objective).asks_default else _bound_options(
+        terms, choices, [unit.text for unit in units[:BOUND_UNITS]]
+    )
+    for letter in bound:
+        scores[letter] += BOUND_OPTION
+        reasons[letter] = "bound to the question's name: " + reasons[letter]
     ordered = extreme_option(objective, choices, (unit.text for unit in units))
     if ordered is not None:
         scores[ordered] += ORDERED
@@ -216,6 +239,26 @@ def score_options(
             sims = similarity(f"{objective} {option}", texts)
             scores[letter] += 0.1 * max(sims)
     return scores, reasons
+
+
+_BOUND_NAME = r"([A-Za-z_][\w.-]*)`?\*{0,2}\s*(?:=|:)\s*`?"
+
+
+def _bound_options(terms: list[str], choices: dict[str, str], texts: list[str]) -> list[str]:
+    """The letters of options a text binds to a name the question writes ("docked=60"
+    for "how many points does a docked model get"), when exactly one option is bound:
+    a list of such pairs states each value for its own name, not for the question's."""
+    asked = set(terms)
+    bound = []
+    for letter, option in choices.items():
+        value = re.escape(option.strip().strip("`"))
+        pattern = re.compile(rf"(?<![\w.]){_BOUND_NAME}{value}(?![\w]|\.\d)")
+        for text in texts:
+            names = [m.group(1) for m in pattern.finditer(text)]
+            if any(set(content_terms(name.replace("_", " "))) & asked for name in names):
+                bound.append(letter)
+                break
+    return bound if len(bound) == 1 else []
 
 
 def select(scores: dict[str, float], negated: bool) -> str:
