@@ -1549,3 +1549,22 @@ def test_the_noun_a_question_points_back_with_is_the_kind_of_its_bridge() -> Non
     assert bridged is not None
     composed = compose_bridged(*bridged, hits, vocabulary)
     assert composed is not None and composed.direct == "3"
+
+
+def test_a_number_running_into_letters_is_a_name_not_a_bound_value() -> None:
+    """ "`crawl_page` (3dnd.html has 546 links)": the 3 starts a file name."""
+    unit = "Scan limit 500→2000 in `crawl_page` (3dnd.html has 546 links)."
+    assert _extracted(unit, "How many links of a page does the crawl_page check scan?") != "3"
+
+
+def test_the_sentence_after_a_topic_sentence_gives_its_value() -> None:
+    """A bold topic sentence repeats the question's words and states nothing; the next
+    sentence of the passage gives the value, and it answers."""
+    text = (
+        "**`crawl_page` link scan limit** (`crawler.py`): The Layer 3 page check scans "
+        "HTML page lines for anchor links.\nThe scan limit is 2000 lines (raised from "
+        "500 after one page was rejected)."
+    )
+    question = "How many lines of an HTML page does the crawl_page check scan for anchor links?"
+    composed = _composed(text, question, "")
+    assert composed is not None and composed.direct == "2000"

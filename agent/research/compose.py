@@ -41,6 +41,7 @@ from agentcycle.agent.research.text import (
     Vocabulary,
     content_terms,
     present_terms,
+    sentences,
     stem,
     term_set,
 )
@@ -262,6 +263,8 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
     best = ranked[0]
     with_span = next((r for r in ranked[:4] if r.span is not None), None)
     lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
+    if lead.span is None:  # "… PDB scan limit: the check scans PDB files. The limit is
+        lead = _continuation(best, ranked) or lead  # 2000 lines.": the next sentence tells
     shape = shape_for(expectation, question)
     if shape is not None and (lead.span is None or not shape(lead.span.text)):
         shaped = next(
@@ -271,6 +274,27 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
             return shaped, False
         return lead, True
     return _stated_instead(lead, expectation, ranked), False
+
+
+CONTINUATION_MARGIN = 0.3  # how far below the best unit the sentence right after it may rank
+
+
+def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
+    """The unit right after `best` in its passage, when it offers a span and ranks near:
+    a topic sentence names what is asked and the sentence after it gives the value."""
+    order = [u.text for u in sentences(best.unit.evidence.text)]
+    if best.unit.text not in order:
+        return None
+    following = order[order.index(best.unit.text) + 1 : order.index(best.unit.text) + 2]
+    for r in ranked[1:SHAPE_SEARCH]:
+        if (
+            r.span is not None
+            and r.unit.evidence.chunk_id == best.unit.evidence.chunk_id
+            and r.unit.text in following
+            and r.score >= best.score - CONTINUATION_MARGIN
+        ):
+            return r
+    return None
 
 
 def _stated_instead(lead: Ranked, expectation: Expectation, ranked: list[Ranked]) -> Ranked:

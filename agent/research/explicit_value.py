@@ -57,7 +57,7 @@ _WORD_BINDER = re.compile(r"\b(?:is|of|set to)\s*$", re.IGNORECASE)
 _BOUND_VALUE = re.compile(
     r"(?:[<>≤≥~]=?\s*)?-?\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:[.,]\d+)?)?(?:\s*(?:%|[KMG]B?\b|ms\b|s\b|"
     r"seconds?|minutes?|hours?|tokens?|words?|characters?|chars|cycles?|items?|steps?|"
-    r"chunks?|times|calls|retries|Å))*"
+    r"chunks?|times|calls|retries|Å))*(?![A-Za-z_])"  # "3dnd.pdb" is a name, not a 3
     r"|(?:True|False|None|true|false|null)\b"
     r"|[\"']([^\"'\n]{1,40})[\"']"
     r"|`([^`\n]{1,40})`"
