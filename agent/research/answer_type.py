@@ -265,6 +265,8 @@ _KIND_NOUNS = {
     "format",
     "keyword",
     "range",
+    "limit",  # "what is the character limit", "the default length": a number, which
+    "length",  # passages give as "truncated at max_readme_chars (default: 5000)"
     "naming",  # "what is the naming pattern": ai_agent_NN.log
     "condition",  # "under what condition does Rule C fire": when …
 }
