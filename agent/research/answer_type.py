@@ -399,9 +399,18 @@ _DETERMINERS = {"every", "each", "all", "any", "its", "their", "no", "the", "a",
 _DETERMINERS |= {"your", "our"}
 
 
+# past participles not in "-ed": "a stage *shown* with ⊘", "the value *given* to X"
+_IRREGULAR_PARTICIPLES = {
+    "shown", "given", "taken", "written", "known", "seen", "chosen", "drawn", "driven",
+    "hidden", "broken", "thrown", "begun", "done", "sent", "kept", "built", "found",
+}  # fmt: skip
+
+
 def _participle(word: str) -> bool:
-    """ "allowed", "introduced": a verb's past form (an identifier is never one)."""
-    return word.endswith("ed") and len(word) > 4 and "_" not in word
+    """ "allowed", "introduced", "shown": a verb's past form (an identifier never is)."""
+    return (word.endswith("ed") and len(word) > 4 and "_" not in word) or (
+        word in _IRREGULAR_PARTICIPLES
+    )
 
 
 _PARTICLES = {"off", "up", "out", "down"}  # "which variable *turns off* the check"
