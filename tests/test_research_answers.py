@@ -1409,7 +1409,7 @@ def test_words_naming_the_answers_form_are_no_focus_words() -> None:
     assert expect("What color is the warning banner?").focus == []  # "in orange text"
     assert "nam" not in expect("What is the naming pattern of the crawl log?").focus
     assert expect("Under what condition does rule C fire?").focus == []
-    assert expect("What does a page shown with the ⊘ mark mean?").focus == []  # a participle
+    assert "shown" not in expect("What does a page shown with the ⊘ mark mean?").focus
     assert expect("What is the default character limit for a page?").focus == ["charact"]
     assert "length" not in expect("What is the default length at which pages are cut?").focus
     assert expect("How many distinct pages were fetched?").focus == ["pag"]
