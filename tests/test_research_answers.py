@@ -1571,3 +1571,9 @@ def test_the_sentence_after_a_topic_sentence_gives_its_value() -> None:
     question = "How many lines of an HTML page does the crawl_page check scan for anchor links?"
     composed = _composed(text, question, "")
     assert composed is not None and composed.direct == "2000"
+
+
+def test_a_clause_opening_capital_is_no_part_of_the_name_after_it() -> None:
+    """ "**Hash**: Compute MD5 hash …": "Compute" is capitalised for its place."""
+    unit = "2. **Hash**: Compute MD5 hash of the raw page for change detection"
+    assert _extracted(unit, "Which hash algorithm does the crawler use on a page?") == "MD5"

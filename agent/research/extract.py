@@ -217,9 +217,20 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
             found.append((m.group(0), m.start(), 0.4))
     if kind in ("name", "phrase", "default"):
         for m in _CAPITALISED.finditer(unit):
-            if m.start() > 0:
-                found.append((m.group(0), m.start(), 0.5))
+            if m.start() == 0:
+                continue
+            text, start = m.group(0), m.start()
+            if _CLAUSE_START.search(unit, 0, start) and " " in text:
+                # "**Hash**: Compute MD5 hash": a clause's first word is capitalised for
+                # its place, not as a name; the name is what follows it
+                first = text.split(" ", 1)[0]
+                text, start = text[len(first) + 1 :], start + len(first) + 1
+            found.append((text, start, 0.5))
     return found
+
+
+# where a clause starts: the unit's start past a list marker, or after a label's colon
+_CLAUSE_START = re.compile(r"(?:^[\s>*+\-\d.]*|[:.]\**\s+)$")
 
 
 # "**Purpose**: …", "- **What the report looks like:**": a bold label opens the unit
