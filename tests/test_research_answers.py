@@ -765,7 +765,7 @@ def test_the_asked_clause_after_a_comma_sets_the_focus() -> None:
     """A leading "When checking whether ..." is context: the focus is what the clause
     after ", what" asks for, and "whether" is never a word the evidence must name."""
     question = "When checking whether a mirror is stale, what age limit does the probe apply?"
-    assert expect(question).focus == ["age", "limit"]
+    assert expect(question).focus == ["age"]  # "limit" names the kind of number asked
     composed = _composed(
         "The probe compares the mirror's timestamp with a 6-hour age limit.",
         question, "Mirrors > Staleness",
@@ -1430,7 +1430,7 @@ def test_a_bold_label_is_the_topic_not_the_value() -> None:
     question = "Which environment variable lets you bypass the injection screening node?"
     unit = "**Purpose**: Screen the input. **Skip**: Set `SKIP_CHECK=1` to bypass it."
     assert _extracted("**Purpose**: Screen the input for injection.", question) != "Purpose"
-    assert _extracted(unit, question) == "SKIP_CHECK=1"
+    assert _extracted(unit, question) == "SKIP_CHECK"  # the variable, in its own shape
     routed = "**→ replanner**: multi_hop, all steps done, under the limit"
     assert _extracted(routed, "Which node runs for multi_hop questions when steps are done?") == (
         "replanner"
@@ -1454,18 +1454,23 @@ def test_the_bridge_is_the_value_a_passage_marks_as_the_default() -> None:
         "| `portkey` | `PORTKEY_AZURE_API_KEY` | `PORTKEY_MODEL` (upstream model, default "
         "`gpt-5`) |\n"
     )
-    hits = [
-        Evidence(chunk_id="s", file="guide.md", heading="Provider setting", text=settings),
-        Evidence(chunk_id="t", file="overview.md", heading="Provider credentials", text=table),
-    ]
-    vocabulary = Vocabulary.from_texts([settings, table, "other words", "more words"])
-    bridged = split_bridge(
+    question = (
         "The GUI's Provider setting has a default AI provider. Which environment variable "
         "must be set for that default provider to work?"
     )
-    assert bridged is not None
+    assert _bridged_answer({"settings": settings, "table": table}, question) == "GOOGLE_API_KEY"
+
+
+def _bridged_answer(passages: dict[str, str], question: str) -> str | None:
+    """The first line `compose_bridged` gives for a two-hop question over passages (one
+    file each, named by their keys), or None when the question does not split."""
+    hits = [Evidence(chunk_id=k, file=f"{k}.md", heading=k, text=t) for k, t in passages.items()]
+    vocabulary = Vocabulary.from_texts([*passages.values(), "other words", "more words"])
+    bridged = split_bridge(question)
+    if bridged is None:
+        return None
     composed = compose_bridged(*bridged, hits, vocabulary)
-    assert composed is not None and composed.direct == "GOOGLE_API_KEY"
+    return composed.direct if composed is not None else None
 
 
 def test_an_abbreviation_is_no_identifier() -> None:
@@ -1542,16 +1547,12 @@ def test_the_noun_a_question_points_back_with_is_the_kind_of_its_bridge() -> Non
     )
     gate = "`crawl.head_check` makes 3 retries before it gives up."
     other = "While `fetch_uncertain` is set, the crawler makes 7 retries before it gives up."
-    texts = {"r": routing, "t": table, "g": gate, "o": other}
-    hits = [Evidence(chunk_id=c, file="crawl.md", heading=c, text=t) for c, t in texts.items()]
-    vocabulary = Vocabulary.from_texts([*texts.values(), "other words", "more words"])
-    bridged = split_bridge(
+    question = (
         "The web fetch probe runs one quick program to check whether a page is already "
         "live. How many retries does that same program make before it gives up?"
     )
-    assert bridged is not None
-    composed = compose_bridged(*bridged, hits, vocabulary)
-    assert composed is not None and composed.direct == "3"
+    texts = {"routing": routing, "table": table, "gate": gate, "other": other}
+    assert _bridged_answer(texts, question) == "3"
 
 
 def test_a_number_running_into_letters_is_a_name_not_a_bound_value() -> None:

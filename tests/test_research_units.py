@@ -389,20 +389,24 @@ def test_mc_superlative_picks_the_option_the_passage_numbers_at_that_end(
     """Every option sits in one passage near the question's words, so closeness ties
     them; "highest" asks for the order their numbers give."""
     text = "**Mirror freshness scores:** primary_full=100, cached=90, partial=80, full=50."
-    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
     choices = {"A": "cached", "B": "partial", "C": "full", "D": "primary_full"}
-    scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == expected
-    assert reasons[expected].startswith("numbered")
+    letter, reasons = _picked(text, question, choices)
+    assert letter == expected and reasons[expected].startswith("numbered")
 
 
 def test_mc_a_decimal_option_matches_the_number_written_without_its_zero() -> None:
     text = "Precision runs from 0.2 (strict) to 0.6 (random). Most crawls stop near 0.4."
     question = "Roughly what precision corresponds to a random crawl?"
-    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
     choices = {"A": "0.20", "B": "0.40", "C": "0.60", "D": "1.00"}
+    letter, reasons = _picked(text, question, choices)
+    assert letter == "C" and reasons["C"].startswith("stated")
+
+
+def _picked(text: str, question: str, choices: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """The option chosen over one passage, and the reasons given for each option."""
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
     scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "C" and reasons["C"].startswith("stated")
+    return select(scores, negated=False), reasons
 
 
 def test_mc_the_option_a_passage_binds_to_the_questions_word_wins() -> None:
@@ -411,7 +415,5 @@ def test_mc_the_option_a_passage_binds_to_the_questions_word_wins() -> None:
     the value marked as the default."""
     text = "**Page stage scores:** fresh=100, cached=90, docked=60, stale=30, dead=10."
     question = "In page scoring, how many stage points does a docked page get?"
-    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
-    choices = {"A": "100", "B": "90", "C": "60", "D": "30"}
-    scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "C" and reasons["C"].startswith("bound")
+    letter, reasons = _picked(text, question, {"A": "100", "B": "90", "C": "60", "D": "30"})
+    assert letter == "C" and reasons["C"].startswith("bound")

@@ -175,6 +175,7 @@ _VERBS |= {
         "save", "accept", "include", "get", "receive", "provide", "allow", "build", "generate",
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
+        "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
     )
     for form in (verb, verb + "s")
 } | {"goes", "go", "has", "have"}  # fmt: skip
@@ -393,10 +394,9 @@ def split_bridge(question: str) -> tuple[str, str] | None:
 
 # Determiners that open an object, never a reduced relative clause: "the file extensions
 # *the* crawler treats" is a noun phrase, "rule strips *every* key" a verb and its object
-# after a word in "-s" they make it a verb: "which model *turns my* advice", "which
-# node *picks the* program" (a plural noun seldom runs into an article in a question)
-_DETERMINERS = {"every", "each", "all", "any", "its", "their", "no", "the", "a", "an", "my"}
-_DETERMINERS |= {"your", "our"}
+# after a word in "-s" they make it a verb: "which model *turns my* advice" (an article
+# does not: "the file extensions *the* crawler treats" is a noun phrase)
+_DETERMINERS = {"every", "each", "all", "any", "its", "their", "no", "my", "your", "our"}
 
 
 # past participles not in "-ed": "a stage *shown* with ⊘", "the value *given* to X"
