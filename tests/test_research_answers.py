@@ -28,9 +28,13 @@ from agentcycle.agent.research.key_entities import (
     unknown_names,
     unstated_constants,
 )
-from agentcycle.agent.research.node_answer import chosen_alternative, pooled_evidence
+from agentcycle.agent.research.node_answer import (
+    chosen_alternative,
+    pooled_evidence,
+    too_little_support,
+)
 from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
-from agentcycle.agent.research.state import Evidence, Step
+from agentcycle.agent.research.state import Evidence, ResearchConfig, Step
 from agentcycle.agent.research.stated_default import (
     default_statements,
     defaulted_nouns,
@@ -1578,3 +1582,14 @@ def test_a_clause_opening_capital_is_no_part_of_the_name_after_it() -> None:
     """ "**Hash**: Compute MD5 hash …": "Compute" is capitalised for its place."""
     unit = "2. **Hash**: Compute MD5 hash of the raw page for change detection"
     assert _extracted(unit, "Which hash algorithm does the crawler use on a page?") == "MD5"
+
+
+def test_weaker_support_is_enough_when_the_passages_are_clearly_on_topic() -> None:
+    """A question told in other words ("cut off" for "truncated") covers less of its
+    passage: just under the support bar it is answered when the retrieval is clearly on
+    topic, and refused when it is not (a near-miss about something nearby)."""
+    config = ResearchConfig()
+    assert not too_little_support(0.52, 0.60, config)
+    assert too_little_support(0.52, 0.35, config)
+    assert too_little_support(0.40, 0.90, config)
+    assert not too_little_support(0.70, 0.10, config)  # the confidence gate is its own

@@ -35,6 +35,7 @@ from agentcycle.agent.research.state import (
     INSUFFICIENT,
     Citation,
     Evidence,
+    ResearchConfig,
     ResearchResult,
     ResearchState,
     Step,
@@ -152,6 +153,14 @@ def _composition(
     return expectation, composed
 
 
+def too_little_support(support: float, confidence: float, cfg: ResearchConfig) -> bool:
+    """Whether the best passage covers too little of the question to answer from it. A
+    question told in other words than its passage covers less of it, so weaker support
+    is enough when the passages are clearly on topic (high mean similarity)."""
+    on_topic = support >= cfg.min_support_on_topic and confidence >= cfg.on_topic_confidence
+    return support < cfg.min_support and not on_topic
+
+
 def _units(composed: Composition | None) -> list[Scored]:
     return composed.units if composed else []
 
@@ -213,7 +222,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     reasons = []
     if not completed and support < cfg.min_support_uncompleted:
         reasons.append(f"no step completed and support {support:.2f}")
-    if support < cfg.min_support:
+    if too_little_support(support, confidence, cfg):
         reasons.append(f"support {support:.2f} < {cfg.min_support}")
     if confidence < cfg.min_confidence:
         reasons.append(f"confidence {confidence:.2f} < {cfg.min_confidence}")
