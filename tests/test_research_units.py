@@ -417,3 +417,17 @@ def test_mc_the_option_a_passage_binds_to_the_questions_word_wins() -> None:
     question = "In page scoring, how many stage points does a docked page get?"
     letter, reasons = _picked(text, question, {"A": "100", "B": "90", "C": "60", "D": "30"})
     assert letter == "C" and reasons["C"].startswith("bound")
+
+
+def test_mc_the_option_whose_own_gloss_holds_the_question_wins() -> None:
+    """A list glossing each option puts every option near the question's words; the one
+    whose own parenthesis says what is asked is the answer."""
+    text = (
+        "- **Mode**: `crawl` (fetch pages normally), `watch` (the crawler is only "
+        "monitoring), `halt` (crawler thinks it is done), `swerve` (crawler wants to "
+        "try another mirror)."
+    )
+    question = "Which mode means the crawler wants to try another mirror?"
+    choices = {"A": "crawl", "B": "watch", "C": "halt", "D": "swerve"}
+    letter, reasons = _picked(text, question, choices)
+    assert letter == "D" and reasons["D"].startswith("its own description")

@@ -33,6 +33,7 @@ BARE_NUMBER = 0.85  # weight of "120" found alone as support for the option "120
 ANSWERED = 0.3  # the option the open answer names: its span was extracted for the question
 ORDERED = 0.5  # the option a passage numbers highest (lowest) when that is what is asked
 BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writes
+DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
 BOUND_UNITS = 5  # the question's best units read for it: "verbosity = normal" further down
 # is some config's default, not the asked event's verbosity
 
@@ -227,6 +228,10 @@ def score_options(
     for letter in bound:
         scores[letter] += BOUND_OPTION
         reasons[letter] = "bound to the question's name: " + reasons[letter]
+    described = _described_option(terms, choices, [unit.text for unit in units])
+    if described is not None:
+        scores[described] += DESCRIBED
+        reasons[described] = "its own description matches: " + reasons[described]
     ordered = extreme_option(objective, choices, (unit.text for unit in units))
     if ordered is not None:
         scores[ordered] += ORDERED
@@ -259,6 +264,27 @@ def _bound_options(terms: list[str], choices: dict[str, str], texts: list[str]) 
                 bound.append(letter)
                 break
     return bound if len(bound) == 1 else []
+
+
+def _described_option(
+    terms: list[str], choices: dict[str, str], texts: list[str]
+) -> str | None:
+    """The letter of the option whose own gloss ("`pivot` (agent wants to try a different
+    approach)") holds the most of the question's words, at least two and more than any
+    other option's: in a list glossing each option, closeness alone ties them."""
+    asked = set(terms)
+    best: dict[str, int] = {}
+    for letter, option in choices.items():
+        name = re.escape(option.strip().strip("`"))
+        gloss = re.compile(rf"(?<![\w.]){name}`?\s*\(([^()]{{3,160}})\)")
+        for text in texts:
+            for match in gloss.finditer(text):
+                held = len(asked & set(content_terms(match.group(1))))
+                best[letter] = max(best.get(letter, 0), held)
+    ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+    if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
+        return None
+    return ranked[0][0]
 
 
 def select(scores: dict[str, float], negated: bool) -> str:
