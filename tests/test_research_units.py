@@ -92,6 +92,7 @@ def test_choices_are_stripped_from_the_question() -> None:
     assert not is_negated("Which extension is listed for maps but NOT for reflections?")
     # "does NOT X, but instead Y" asks for the option that does Y
     assert not is_negated("Which word does NOT trigger a crawl, but instead stops it?")
+    assert not is_negated("The mirror was never crawled. Which tag does the crawler give it?")
     assert parse_choice_options(["A=0.340", "B) 0.345"]) == {"A": "0.340", "B": "0.345"}
     assert parse_choice_options(["x", "y"]) == {"A": "x", "B": "y"}
     with pytest.raises(UserError, match="at least two"):

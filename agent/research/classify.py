@@ -87,8 +87,11 @@ def either_or(question: str) -> dict[str, str]:
 def is_negated(question: str) -> bool:
     """Questions asking for the odd one out ("which is NOT ..."). A contrast ("listed
     for maps but NOT for reflections") still asks for the option that fits its positive
-    half, so it is not one."""
-    return bool(_NEGATION.search(question)) and not _CONTRAST.search(question)
+    half, so it is not one; nor does a sentence before the asking one ("… because the
+    model was never pulled. Which tag …?") negate what is asked."""
+    sentences = _sentences_of(question)
+    asking = sentences[-1] if sentences else question
+    return bool(_NEGATION.search(asking)) and not _CONTRAST.search(asking)
 
 
 def classify(objective: str) -> tuple[str, str]:
