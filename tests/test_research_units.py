@@ -432,3 +432,16 @@ def test_mc_the_option_whose_own_gloss_holds_the_question_wins() -> None:
     choices = {"A": "crawl", "B": "watch", "C": "halt", "D": "swerve"}
     letter, reasons = _picked(text, question, choices)
     assert letter == "D" and reasons["D"].startswith("its own description")
+
+
+def test_mc_superlative_reads_the_column_the_question_names_across_rows() -> None:
+    """Each option heads its own row: the Priority column orders them."""
+    table = (
+        "| Template | Applies when | Priority |\n|---|---|---|\n"
+        "| deep_crawl | many links | 30 |\n| quick_crawl | few links | 10 |\n"
+        "| feed_crawl | an RSS feed | 40 |\n| mirror_crawl | a mirror list | 20 |\n"
+    )
+    question = "Among these templates, which one carries the highest priority?"
+    choices = {"A": "deep_crawl", "B": "quick_crawl", "C": "feed_crawl", "D": "mirror_crawl"}
+    letter, reasons = _picked(table, question, choices)
+    assert letter == "C" and reasons["C"].startswith("numbered")

@@ -232,7 +232,12 @@ def score_options(
     if described is not None:
         scores[described] += DESCRIBED
         reasons[described] = "its own description matches: " + reasons[described]
-    ordered = extreme_option(objective, choices, (unit.text for unit in units))
+    rows = [
+        (unit.text, header_for(unit.text, unit.evidence.table_text))
+        for unit in units
+        if is_table_row(unit.text)
+    ]
+    ordered = extreme_option(objective, choices, (unit.text for unit in units), rows)
     if ordered is not None:
         scores[ordered] += ORDERED
         reasons[ordered] = f"numbered {asked_extreme(objective)} among the options: " + reasons[

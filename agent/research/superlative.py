@@ -10,6 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from agentcycle.agent.research.clean import cells, clean_inline
+from agentcycle.agent.research.text import content_terms
+
+Row = tuple[str, list[str]]  # a table row and its table's header cells
+
 _HIGHEST = re.compile(
     r"\b(?:highest|largest|greatest|biggest|most|maximum|top|strongest)\b", re.IGNORECASE
 )
@@ -34,19 +39,50 @@ def _value_of(option: str, text: str) -> float | None:
     return float(re.sub(r"[<>≤≥~\s]", "", found.group(1)))
 
 
-def extreme_option(question: str, choices: dict[str, str], texts: Iterable[str]) -> str | None:
+def extreme_option(
+    question: str, choices: dict[str, str], texts: Iterable[str], rows: Iterable[Row] = ()
+) -> str | None:
     """The letter of the option a passage gives the highest (lowest) number, among at
-    least two options that passage numbers; None when no passage orders them."""
+    least two options that passage numbers, or that the rows of one table number in the
+    column the question names; None when nothing orders them."""
     extreme = asked_extreme(question)
     if extreme is None:
         return None
+    pick = max if extreme == "max" else min
+    names = {letter: option.strip().strip("`") for letter, option in choices.items()}
     for text in texts:
         values = {
             letter: value
-            for letter, option in choices.items()
-            if (value := _value_of(option.strip().strip("`"), text)) is not None
+            for letter, name in names.items()
+            if (value := _value_of(name, text)) is not None
         }
         if len(values) >= 2:
-            pick = max if extreme == "max" else min
+            return pick(values, key=lambda letter: values[letter])
+    by_table: dict[tuple[str, ...], dict[str, float]] = {}
+    asked = set(content_terms(question))
+    for row, header in rows:
+        found = _row_value(row, header, names, asked)
+        if found is not None:
+            by_table.setdefault(tuple(header), {}).setdefault(*found)
+    for values in by_table.values():
+        if len(values) >= 2:
             return pick(values, key=lambda letter: values[letter])
     return None
+
+
+def _row_value(
+    row: str, header: list[str], names: dict[str, str], asked: set[str]
+) -> tuple[str, float] | None:
+    """(letter, number) when a row's first cell is an option and the column the
+    question names ("priority") holds a number."""
+    values = [clean_inline(c).strip("` ") for c in cells(row)]
+    if len(values) != len(header) or len(values) < 2:
+        return None
+    letter = next((k for k, name in names.items() if values[0] == name), None)
+    column = next(
+        (i for i, title in enumerate(header) if i and set(content_terms(title)) & asked), None
+    )
+    if letter is None or column is None:
+        return None
+    number = re.fullmatch(r"[<>≤≥~]?\s*(-?\d+(?:\.\d+)?)", values[column])
+    return (letter, float(number.group(1))) if number else None
