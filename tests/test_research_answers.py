@@ -1593,3 +1593,12 @@ def test_weaker_support_is_enough_when_the_passages_are_clearly_on_topic() -> No
     assert too_little_support(0.52, 0.35, config)
     assert too_little_support(0.40, 0.90, config)
     assert not too_little_support(0.70, 0.10, config)  # the confidence gate is its own
+
+
+def test_a_word_for_the_same_relation_is_present() -> None:
+    """ "Cut off at" is "truncated at", "the combined score" the "total" one."""
+    assert present_terms([stem("cut"), stem("combined")], "Truncated at 500, 0-500 total") == {
+        stem("cut"),
+        stem("combined"),
+    }
+    assert present_terms([stem("cut")], "Pages are kept whole.") == set()

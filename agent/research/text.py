@@ -328,6 +328,12 @@ _MAGNITUDE_OF = {
 _SAME_RELATION = {
     "prerequisit": ("dependenc", "depend", "requir"),
     "dependenc": ("prerequisit", "depend", "requir"),
+    # a sum of parts: "the combined score" is the "total"
+    "combin": ("total",),
+    "total": ("combin",),
+    # text made shorter: "cut off at" is "truncated at"
+    "cut": ("truncat",),
+    "truncat": ("cut",),
 }
 
 
