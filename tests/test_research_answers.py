@@ -1602,3 +1602,9 @@ def test_a_word_for_the_same_relation_is_present() -> None:
         stem("combined"),
     }
     assert present_terms([stem("cut")], "Pages are kept whole.") == set()
+
+
+def test_the_most_of_a_plural_is_a_count_and_a_capital_stopword_no_name() -> None:
+    assert expect("What is the most retreats the crawler permits?").kind == "number"
+    unit = "- If the replanner cannot fall back, no action is taken."
+    assert _extracted(unit, "Which action does the replanner fall back to?") != "If"

@@ -31,6 +31,8 @@ _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
     r"strict|confident|fast|slow)|what (percentage|fraction)|"
     r"(below|above|under|over|at|to|from) what\b|(roughly|approximately) how|"
+    # "what is the most retreats it permits": the most of a plural is a count
+    r"\bwhat(?: is|'s) the (?:most|fewest|least|largest number of)\s+[a-z]+s\b|"
     # "what map correlation must it exceed": a bound asks for the number it sets
     r"\b(what|which)\b[^?]*\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
     rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b)",

@@ -217,8 +217,8 @@ def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
             found.append((m.group(0), m.start(), 0.4))
     if kind in ("name", "phrase", "default"):
         for m in _CAPITALISED.finditer(unit):
-            if m.start() == 0:
-                continue
+            if m.start() == 0 or m.group(0).lower() in STOPWORDS:
+                continue  # "If", "When": a capital for its place in the sentence
             text, start = m.group(0), m.start()
             if _CLAUSE_START.search(unit, 0, start) and " " in text:
                 # "**Hash**: Compute MD5 hash": a clause's first word is capitalised for
