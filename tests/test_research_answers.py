@@ -1608,3 +1608,14 @@ def test_the_most_of_a_plural_is_a_count_and_a_capital_stopword_no_name() -> Non
     assert expect("What is the most retreats the crawler permits?").kind == "number"
     unit = "- If the replanner cannot fall back, no action is taken."
     assert _extracted(unit, "Which action does the replanner fall back to?") != "If"
+
+
+def test_above_what_asks_for_the_cell_written_with_that_sign() -> None:
+    """ "Above what score should I worry": the row's "> 20", not the 1000 of its gloss."""
+    table = (
+        "| Metric | Meaning | Good | Concerning |\n|---|---|---|---|\n"
+        "| Dead links | Broken links per 1000 pages (lower is better) | < 5 | > 20 |\n"
+    )
+    row = table.splitlines()[2]
+    assert _extracted(row, "Above what dead-link count should I start to worry?", table) == "> 20"
+    assert _extracted(row, "Below what dead-link count is a site healthy?", table) == "< 5"

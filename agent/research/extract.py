@@ -352,6 +352,9 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             value = _cell_value(raw[best], expectation)
             if value and _fits(value, expectation.kind):
                 return Span(value, 0.9, f"table column {header[best]!r}")
+    signed = _signed_cell(raw, keys, expectation, question)
+    if signed is not None:
+        return signed
     if expectation.asks_default:
         for cell in raw:
             found = _default_value(cell)
@@ -380,6 +383,28 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             match = _NUMBER.search(raw[index]) if keys[index] else None
             if match and not _in_question(match.group(0), question_norm, set(terms)):
                 return Span(match.group(0).strip(), 0.5, "number in the row's matching cell")
+    return None
+
+
+_ABOVE = re.compile(r"\b(?:above|over|exceed\w*|more than|greater than|higher than)\b", re.I)
+_BELOW = re.compile(r"\b(?:below|under|less than|lower than|fewer than)\b", re.I)
+
+
+def _signed_cell(
+    raw: list[str], keys: list[bool], expectation: Expectation, question: str
+) -> Span | None:
+    """ "Above what clashscore should I worry": the row's cell written "> 20", not the
+    "per 1000 atoms" of its description — the cell whose sign is the asked direction."""
+    if expectation.kind != "number":
+        return None
+    above, below = _ABOVE.search(question), _BELOW.search(question)
+    if bool(above) == bool(below):
+        return None
+    signs = (">", "≥") if above else ("<", "≤")
+    for index, cell in enumerate(raw):
+        value = cell.strip("`* ")  # raw: cleaning reads a leading ">" as a quote mark
+        if not keys[index] and value.startswith(signs) and _NUMBER.fullmatch(value):
+            return Span(value, 0.8, "table cell of the asked direction")
     return None
 
 
