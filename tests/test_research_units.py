@@ -445,3 +445,16 @@ def test_mc_superlative_reads_the_column_the_question_names_across_rows() -> Non
     choices = {"A": "deep_crawl", "B": "quick_crawl", "C": "feed_crawl", "D": "mirror_crawl"}
     letter, reasons = _picked(table, question, choices)
     assert letter == "C" and reasons["C"].startswith("numbered")
+
+
+def test_mc_a_mapping_glosses_its_key_option() -> None:
+    """ '"crawl.feeds": {"prefer": "anomalous_rss"}': a mapping's key is glossed by its
+    value, as a parenthesis glosses a name."""
+    text = (
+        'PREFERENCES = {"crawl.pages": {"prefer": "plain_html"}, '
+        '"crawl.feeds": {"prefer": "anomalous_rss"}, "crawl.maps": {"prefer": "sitemap"}}'
+    )
+    question = "Which crawler prefers the anomalous RSS input?"
+    choices = {"A": "crawl.pages", "B": "crawl.feeds", "C": "crawl.maps", "D": "crawl.news"}
+    letter, reasons = _picked(text, question, choices)
+    assert letter == "B" and reasons["B"].startswith("its own description")

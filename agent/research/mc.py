@@ -281,10 +281,14 @@ def _described_option(
     best: dict[str, int] = {}
     for letter, option in choices.items():
         name = re.escape(option.strip().strip("`"))
-        gloss = re.compile(rf"(?<![\w.]){name}`?\s*\(([^()]{{3,160}})\)")
+        # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"'
+        gloss = re.compile(
+            rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}}))"
+        )
         for text in texts:
             for match in gloss.finditer(text):
-                held = len(asked & set(content_terms(match.group(1))))
+                said = match.group(1) or match.group(2)
+                held = len(asked & set(content_terms(said.replace("_", " "))))
                 best[letter] = max(best.get(letter, 0), held)
     ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
     if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
