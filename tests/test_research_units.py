@@ -420,41 +420,38 @@ def test_mc_the_option_a_passage_binds_to_the_questions_word_wins() -> None:
     assert letter == "C" and reasons["C"].startswith("bound")
 
 
-def test_mc_the_option_whose_own_gloss_holds_the_question_wins() -> None:
-    """A list glossing each option puts every option near the question's words; the one
-    whose own parenthesis says what is asked is the answer."""
-    text = (
-        "- **Mode**: `crawl` (fetch pages normally), `watch` (the crawler is only "
-        "monitoring), `halt` (crawler thinks it is done), `swerve` (crawler wants to "
-        "try another mirror)."
-    )
-    question = "Which mode means the crawler wants to try another mirror?"
-    choices = {"A": "crawl", "B": "watch", "C": "halt", "D": "swerve"}
+GLOSSED_MODES = (
+    "- **Mode**: `crawl` (fetch pages normally), `watch` (the crawler is only "
+    "monitoring), `halt` (crawler thinks it is done), `swerve` (crawler wants to "
+    "try another mirror)."
+)
+PRIORITY_TABLE = (
+    "| Template | Applies when | Priority |\n|---|---|---|\n"
+    "| deep_crawl | many links | 30 |\n| quick_crawl | few links | 10 |\n"
+    "| feed_crawl | an RSS feed | 40 |\n| mirror_crawl | a mirror list | 20 |\n"
+)
+PREFERENCES = (
+    'PREFERENCES = {"crawl.pages": {"prefer": "plain_html"}, '
+    '"crawl.feeds": {"prefer": "anomalous_rss"}, "crawl.maps": {"prefer": "sitemap"}}'
+)
+
+
+@pytest.mark.parametrize(("text", "question", "options", "expected", "reason"), [
+    # a list glossing each option: the one whose own parenthesis says what is asked
+    pytest.param(GLOSSED_MODES, "Which mode means the crawler wants to try another mirror?",
+                 "crawl watch halt swerve", "D", "its own description", id="gloss"),
+    # each option heads its own row: the column the question names orders them
+    pytest.param(PRIORITY_TABLE, "Among these templates, which one carries the highest priority?",
+                 "deep_crawl quick_crawl feed_crawl mirror_crawl", "C", "numbered",
+                 id="superlative-across-rows"),
+    # a mapping's value glosses its key as a parenthesis glosses a name
+    pytest.param(PREFERENCES, "Which crawler prefers the anomalous RSS input?",
+                 "crawl.pages crawl.feeds crawl.maps crawl.news", "B", "its own description",
+                 id="mapping-gloss"),
+])  # fmt: skip
+def test_mc_reads_how_a_passage_relates_each_option(
+    text: str, question: str, options: str, expected: str, reason: str
+) -> None:
+    choices = dict(zip("ABCD", options.split(), strict=True))
     letter, reasons = _picked(text, question, choices)
-    assert letter == "D" and reasons["D"].startswith("its own description")
-
-
-def test_mc_superlative_reads_the_column_the_question_names_across_rows() -> None:
-    """Each option heads its own row: the Priority column orders them."""
-    table = (
-        "| Template | Applies when | Priority |\n|---|---|---|\n"
-        "| deep_crawl | many links | 30 |\n| quick_crawl | few links | 10 |\n"
-        "| feed_crawl | an RSS feed | 40 |\n| mirror_crawl | a mirror list | 20 |\n"
-    )
-    question = "Among these templates, which one carries the highest priority?"
-    choices = {"A": "deep_crawl", "B": "quick_crawl", "C": "feed_crawl", "D": "mirror_crawl"}
-    letter, reasons = _picked(table, question, choices)
-    assert letter == "C" and reasons["C"].startswith("numbered")
-
-
-def test_mc_a_mapping_glosses_its_key_option() -> None:
-    """ '"crawl.feeds": {"prefer": "anomalous_rss"}': a mapping's key is glossed by its
-    value, as a parenthesis glosses a name."""
-    text = (
-        'PREFERENCES = {"crawl.pages": {"prefer": "plain_html"}, '
-        '"crawl.feeds": {"prefer": "anomalous_rss"}, "crawl.maps": {"prefer": "sitemap"}}'
-    )
-    question = "Which crawler prefers the anomalous RSS input?"
-    choices = {"A": "crawl.pages", "B": "crawl.feeds", "C": "crawl.maps", "D": "crawl.news"}
-    letter, reasons = _picked(text, question, choices)
-    assert letter == "B" and reasons["B"].startswith("its own description")
+    assert letter == expected and reasons[expected].startswith(reason)
