@@ -646,6 +646,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Supported values: `httpx` (fast), `requests` (default), `curl` (legacy).",
             "If I leave the crawler.backend setting unset, which fetch backend is used?",
             "requests", id="left-unset-asks-the-default"),
+        pytest.param(
+            'For mirrors slower than 30s per page, call `fetch(mode="lazy_stream")`.',
+            "For a mirror slower than 30s per page, which mode value should it pass?",
+            "lazy_stream", id="which-word-value-is-bound-to-the-word"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:

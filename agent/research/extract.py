@@ -449,6 +449,9 @@ def _in_position_column(row: str, position: int, header: Sequence[str], question
     return 0 <= index < len(header) and _is_position_column(header[index], question)
 
 
+_WORD_VALUE = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\s+value\b", re.IGNORECASE)
+
+
 def _explicit_span(
     unit: str, question: str, expectation: Expectation, header: Sequence[str] = ()
 ) -> Span | None:
@@ -464,6 +467,11 @@ def _explicit_span(
             and not _in_position_column(unit, found[1], header, question)
         ):
             return Span(found[0], 0.95, f"{BOUND} {name}")
+    word = _WORD_VALUE.search(question) if name is None else None
+    if word is not None:  # "which method value should it pass": `method="json_mode"`
+        found = bound_value(unit, word.group(1))
+        if found is not None and not _in_question(found[0], question_norm, question_terms):
+            return Span(found[0], 0.95, f"{BOUND} {word.group(1)}")
     label = asked_label(question, expectation)
     if label is not None:
         item = labelled_item(unit, label)
