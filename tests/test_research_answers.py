@@ -650,6 +650,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             'For mirrors slower than 30s per page, call `fetch(mode="lazy_stream")`.',
             "For a mirror slower than 30s per page, which mode value should it pass?",
             "lazy_stream", id="which-word-value-is-bound-to-the-word"),
+        pytest.param(
+            "- `crawl.deep`: Requires a prior sitemap fetch (for the link graph)",
+            "When settings enable crawl.deep, what prerequisite is still checked?",
+            "prior sitemap fetch", id="the-prerequisite-is-what-is-required"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:

@@ -449,6 +449,11 @@ def _in_position_column(row: str, position: int, header: Sequence[str], question
     return 0 <= index < len(header) and _is_position_column(header[index], question)
 
 
+# "what prerequisite …": the thing a unit says is required, after its verb
+_REQUIREMENT_HEADS = {"prerequisit", "requir", "dependenc", "precondition"}
+_REQUIRED = re.compile(
+    r"\b(?:[Rr]equires|[Nn]eeds|[Dd]epends on)\s+(?:an?\s+|the\s+)?([^(),.;:\n]{3,60})"
+)
 _WORD_VALUE = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\s+value\b", re.IGNORECASE)
 
 
@@ -742,6 +747,10 @@ def from_sentence(
         fits = shape is None or shape(found[0]) if found else False
         if found and fits and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.85, "marked default")
+    if expectation.kind == "phrase" and expectation.head in _REQUIREMENT_HEADS:
+        required = _REQUIRED.search(unit)  # "`ligandfit`: Requires prior refinement (for …)"
+        if required is not None:
+            return Span(required.group(1).strip(), 0.8, "what the unit says is required")
     if expectation.kind == "manner":
         return None  # what happens is told by the whole sentence, not a name in it
     if expectation.kind == "yes_no":
