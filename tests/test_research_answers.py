@@ -654,6 +654,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "- `crawl.deep`: Requires a prior sitemap fetch (for the link graph)",
             "When settings enable crawl.deep, what prerequisite is still checked?",
             "prior sitemap fetch", id="the-prerequisite-is-what-is-required"),
+        pytest.param(
+            "For each link match, a window of 5 lines before and 15 lines after is kept.",
+            "When the crawler finds a link match, how many lines after it does it keep?",
+            "15", id="the-count-of-the-side-asked"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:

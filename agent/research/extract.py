@@ -454,6 +454,16 @@ _REQUIREMENT_HEADS = {"prerequisit", "requir", "dependenc", "precondition"}
 _REQUIRED = re.compile(
     r"\b(?:[Rr]equires|[Nn]eeds|[Dd]epends on)\s+(?:an?\s+|the\s+)?([^(),.;:\n]{3,60})"
 )
+_SIDES = {"before", "after", "above", "below", "inside", "outside"}
+_SIDE_AFTER_NOUN = re.compile(r"\s*[\w-]+\s+(\w+)")
+
+
+def _side_of(unit: str, end: int) -> str:
+    """The word after a count's noun ("after" in "15 lines after"), lower-cased."""
+    found = _SIDE_AFTER_NOUN.match(unit, end)
+    return found.group(1).lower() if found else ""
+
+
 _WORD_VALUE = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\s+value\b", re.IGNORECASE)
 
 
@@ -505,7 +515,10 @@ def _explicit_span(
     # count a question word labels; else the first. A labelled count outranks others.
     terms = set(_question_words(question)[1])
     labels = [_labelled(unit, at, len(text), terms, question_norm) for at, text in counts]
-    best = max(range(len(counts)), key=lambda i: (labels[i] > 0, -i))
+    # "5 lines before and 15 lines after" for "how many lines after": the side asked
+    asked_sides = _SIDES & set(question_norm.split())
+    sides = [_side_of(unit, at + len(text)) in asked_sides for at, text in counts]
+    best = max(range(len(counts)), key=lambda i: (sides[i], labels[i] > 0, -i))
     return Span(counts[best][1], 0.9 + 0.1 * (labels[best] > 0), COUNTED)
 
 
