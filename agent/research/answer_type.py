@@ -394,10 +394,9 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     return context, asking
 
 
-# Determiners that open an object, never a reduced relative clause: "the file extensions
-# *the* crawler treats" is a noun phrase, "rule strips *every* key" a verb and its object
-# after a word in "-s" they make it a verb: "which model *turns my* advice" (an article
-# does not: "the file extensions *the* crawler treats" is a noun phrase)
+# Determiners that open an object, never a reduced relative clause: after a word in "-s"
+# they make it a verb ("rule strips *every* key", "model turns *my* advice"). An article
+# does not: "the file extensions *the* crawler treats" is a noun phrase.
 _DETERMINERS = {"every", "each", "all", "any", "its", "their", "no", "my", "your", "our"}
 
 

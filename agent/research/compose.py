@@ -285,7 +285,8 @@ def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
     order = [u.text for u in sentences(best.unit.evidence.text)]
     if best.unit.text not in order:
         return None
-    following = order[order.index(best.unit.text) + 1 : order.index(best.unit.text) + 2]
+    at = order.index(best.unit.text)
+    following = order[at + 1 : at + 2]
     for r in ranked[1:SHAPE_SEARCH]:
         if (
             r.span is not None

@@ -221,34 +221,37 @@ def score_options(
             reasons[letter] = f"named by the answer found without the options: {answer!r}"
         else:
             reasons[letter] = "not stated in the retrieved evidence"
+    unit_texts = [unit.text for unit in units]
     # a default is the value a passage marks as the default, not any assignment of it
-    bound = [] if expect(objective).asks_default else _bound_options(
-        terms, choices, [unit.text for unit in units[:BOUND_UNITS]]
-    )
-    for letter in bound:
-        scores[letter] += BOUND_OPTION
-        reasons[letter] = "bound to the question's name: " + reasons[letter]
-    described = _described_option(terms, choices, [unit.text for unit in units])
+    if not expect(objective).asks_default:
+        for letter in _bound_options(terms, choices, unit_texts[:BOUND_UNITS]):
+            _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
+    described = _described_option(terms, choices, unit_texts)
     if described is not None:
-        scores[described] += DESCRIBED
-        reasons[described] = "its own description matches: " + reasons[described]
+        _credit(scores, reasons, described, DESCRIBED, "its own description matches")
     rows = [
         (unit.text, header_for(unit.text, unit.evidence.table_text))
         for unit in units
         if is_table_row(unit.text)
     ]
-    ordered = extreme_option(objective, choices, (unit.text for unit in units), rows)
+    ordered = extreme_option(objective, choices, unit_texts, rows)
     if ordered is not None:
-        scores[ordered] += ORDERED
-        reasons[ordered] = f"numbered {asked_extreme(objective)} among the options: " + reasons[
-            ordered
-        ]
+        why = f"numbered {asked_extreme(objective)} among the options"
+        _credit(scores, reasons, ordered, ORDERED, why)
     if similarity is not None and units:
         texts = [u.text for u in units[:3]]
         for letter, option in choices.items():
             sims = similarity(f"{objective} {option}", texts)
             scores[letter] += 0.1 * max(sims)
     return scores, reasons
+
+
+def _credit(
+    scores: dict[str, float], reasons: dict[str, str], letter: str, weight: float, why: str
+) -> None:
+    """Add `weight` to an option a rule picks, and say why first in its reason."""
+    scores[letter] += weight
+    reasons[letter] = f"{why}: {reasons[letter]}"
 
 
 _BOUND_NAME = r"([A-Za-z_][\w.-]*)`?\*{0,2}\s*(?:=|:)\s*`?"
