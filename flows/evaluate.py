@@ -4,7 +4,7 @@ Why it is shaped like this:
 - Each sample is one task run, `concurrency` at a time on a thread pool (a flow
   parameter, so a run triggered from the Prefect UI can set it), so the UI shows every
   question; a progress bar on stderr counts finished samples and right answers. On
-  Dask, samples are sent a few at a time (`dask_batch_size`): each send costs Prefect
+  Dask, samples are sent a few at a time (`dask_batches`): each send costs Prefect
   a serialised context, and the samples inside stay task runs of their own.
 - A sample that raises becomes a row with `error` set: one bad question must not throw
   away an hour of answered ones.
@@ -114,22 +114,32 @@ def sample_runner(
     })  # fmt: skip
 
 
-def dask_batch_size(samples: int, slots: int) -> int:
-    """Samples per Dask task: about eight tasks per worker thread, so the last tasks
-    (when one worker may idle) stay short, and at most 8 samples (a few seconds)."""
-    return max(1, min(8, math.ceil(samples / (8 * max(1, slots)))))
+def dask_batches(items: list[Any], slots: int) -> list[list[Any]]:
+    """The samples cut into Dask tasks, big first and single at the end.
+
+    Each task costs Prefect a serialised context, so tasks hold several samples (at
+    most 8, a few seconds); but a worker that draws the last big task keeps the others
+    idle until it ends. Guided self-scheduling has both: each task takes a quarter of
+    the remaining samples per worker thread, so sizes shrink to one sample as the suite
+    drains and the workers finish within about one sample of each other.
+    """
+    batches, start, slots = [], 0, max(1, slots)
+    while start < len(items):
+        size = max(1, min(8, math.ceil((len(items) - start) / (4 * slots))))
+        batches.append(items[start : start + size])
+        start += size
+    return batches
 
 
 def submit_samples(todo: Todo, common: dict[str, Any], runner: TaskRunner) -> list[Any]:
-    """One `eval_sample` task per sample on threads; small `eval_batch`es on Dask."""
+    """One `eval_sample` task per sample on threads; `dask_batches` on Dask."""
     items = [{"sample": s, "key": k, "epoch": e} for s, k, e in todo]
     if isinstance(runner, ThreadPoolTaskRunner):
         return [runner.submit(eval_sample, {**item, **common}) for item in items]
-    size = dask_batch_size(len(items), sum(runner.client.nthreads().values()))
-    batches = [items[i : i + size] for i in range(0, len(items), size)]
+    slots = sum(runner.client.nthreads().values())
     return [
         runner.submit(eval_batch, {"first": b[0]["key"], "items": b, "common": common})
-        for b in batches
+        for b in dask_batches(items, slots)
     ]
 
 

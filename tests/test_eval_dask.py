@@ -80,13 +80,19 @@ def test_dask_workers_give_the_same_rows_as_threads(
     assert settings == [{"workers": 2, "concurrency": 2}]
 
 
-def test_dask_batches_keep_the_tail_short() -> None:
-    from agentcycle.flows.evaluate import dask_batch_size
+def test_dask_batches_shrink_to_single_samples_at_the_tail() -> None:
+    from agentcycle.flows.evaluate import dask_batches
 
-    assert dask_batch_size(5, 2) == 1  # a small suite: one sample per task
-    assert dask_batch_size(100, 2) == 7  # ~8 tasks per worker thread
-    assert dask_batch_size(10_000, 2) == 8  # capped: a batch stays a few seconds
-    assert dask_batch_size(100, 0) == 8  # no worker known yet: still a valid size
+    items = list(range(100))
+    batches = dask_batches(items, 2)
+    assert [i for b in batches for i in b] == items  # every sample once, in order
+    sizes = [len(b) for b in batches]
+    assert max(sizes) == 8  # a batch stays a few seconds
+    assert sizes == sorted(sizes, reverse=True)  # big first
+    assert sizes[-4:] == [1, 1, 1, 1]  # two single samples per worker thread at the end
+    assert len(batches) < len(items) / 3  # far fewer sends than samples
+    assert [len(b) for b in dask_batches(list(range(5)), 2)] == [1] * 5  # a small suite
+    assert sum(map(len, dask_batches(items, 0))) == 100  # no worker known yet: still valid
 
 
 def test_bad_dask_options_are_one_line_errors(suite_file: Path, tmp_path: Path) -> None:
