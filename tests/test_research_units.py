@@ -455,3 +455,28 @@ def test_mc_reads_how_a_passage_relates_each_option(
     choices = dict(zip("ABCD", options.split(), strict=True))
     letter, reasons = _picked(text, question, choices)
     assert letter == expected and reasons[expected].startswith(reason)
+
+
+def test_mc_reads_the_cell_under_the_column_the_question_names_as_a_qualifier() -> None:
+    """"With the zephyr backend, which codec …": every option sits in the same row, the
+    same few characters from the question's words; the zephyr column says which."""
+    table = (
+        "| Stream | Codec function | mistral | zephyr |\n|---|---|---|---|\n"
+        "| Audio capture | `pick_codec()` | opus-low | flac-hd |\n"
+    )
+    prose = "Audio capture streams are encoded before they are written to the spool."
+    question = "With the zephyr backend, which codec does audio capture use?"
+    vocabulary = Vocabulary.from_texts([table, prose, "other words"])
+    evidence = [
+        Evidence(chunk_id="t", file="d.md", text=table),
+        Evidence(chunk_id="p", file="d.md", text=prose),
+    ]
+    units = score_units(question, evidence, vocabulary)
+    choices = {"A": "opus-low", "B": "flac-hd", "C": "pcm"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"
+    assert reasons["B"].startswith("in the column the question names")
+    # the asked noun's own column does not decide: which row is meant is the question
+    asked = "Which codec function does audio capture call?"
+    _, reasons = score_options(asked, {"A": "pick_codec()", "B": "opus-low"}, units, vocabulary)
+    assert not any(r.startswith("in the column") for r in reasons.values())

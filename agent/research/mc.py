@@ -34,6 +34,8 @@ ANSWERED = 0.3  # the option the open answer names: its span was extracted for t
 ORDERED = 0.5  # the option a passage numbers highest (lowest) when that is what is asked
 BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writes
 DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
+NAMED_CELL = 1.0  # the option a table row holds under the column the question names
+NAMED_CELL_ROWS = 5  # the question's best units read for it
 BOUND_UNITS = 5  # the question's best units read for it: "verbosity = normal" further down
 # is some config's default, not the asked event's verbosity
 
@@ -234,6 +236,9 @@ def score_options(
         for unit in units
         if is_table_row(unit.text)
     ]
+    in_column = _named_column_option(objective, choices, rows[:NAMED_CELL_ROWS])
+    if in_column is not None:
+        _credit(scores, reasons, in_column, NAMED_CELL, "in the column the question names")
     ordered = extreme_option(objective, choices, unit_texts, rows)
     if ordered is not None:
         why = f"numbered {asked_extreme(objective)} among the options"
@@ -297,6 +302,35 @@ def _described_option(
     if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
         return None
     return ranked[0][0]
+
+
+def _named_column_option(
+    objective: str, choices: dict[str, str], rows: list[tuple[str, list[str]]]
+) -> str | None:
+    """The letter of the option that the best-ranked table row holds under a column
+    the question names as a qualifier: "with the openai provider, which model …" reads
+    the openai column of the model table. Closeness cannot tell the cells of one row
+    apart: every option sits the same few characters from the question's words. The
+    column of the asked noun itself ("which *template* …") is not one: every row has a
+    cell there, and which row is meant is the whole question; nor is the first column,
+which names the row. A row naming no option,
+    or several, does not decide."""
+    head = expect(objective).head
+    asked = set(content_terms(objective)) - {head}
+    for text, header in rows:
+        raw = cells(text)
+        if len(header) != len(raw):
+            continue
+        named = {
+            letter
+            for title, cell in zip(header[1:], raw[1:], strict=True)  # [0] keys the row
+            if content_terms(title) and set(content_terms(title)) <= asked
+            for letter, option in choices.items()
+            if matches_answer(option, clean_inline(cell).strip(), objective)
+        }
+        if len(named) == 1:
+            return named.pop()
+    return None
 
 
 def select(scores: dict[str, float], negated: bool) -> str:
