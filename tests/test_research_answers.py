@@ -420,6 +420,9 @@ def test_a_number_counting_another_noun_does_not_answer_how_many() -> None:
          "How many entries does the crawler's pattern list have?", "12"),
         ("Tests of the crawler: 40 files, 1100 unit tests.",
          "How many tests cover the crawler?", "1100"),
+        # a number joined to its unit counts that unit, not a noun further on
+        ("A 6-stage testing pipeline runs 300 regression tests.",
+         "How many tests does the pipeline run?", "300"),
     ):  # fmt: skip
         assert _extracted(unit, question) == answer, question
 
@@ -1631,3 +1634,23 @@ def test_above_what_asks_for_the_cell_written_with_that_sign() -> None:
     row = table.splitlines()[2]
     assert _extracted(row, "Above what dead-link count should I start to worry?", table) == "> 20"
     assert _extracted(row, "Below what dead-link count is a site healthy?", table) == "< 5"
+
+
+def test_a_row_the_question_names_by_its_cells_answers_before_prose_counts() -> None:
+    """ "How many tests does the Link Rot stage (C2) run?": the row keyed "C2 | Link
+    Rot" and its Tests column are a lookup the question spells out; the prose count of
+    an "8-stage testing plan" counts stages."""
+    table = (
+        "| Stage | Name | Tests | Checks |\n|---|---|---|---|\n"
+        "| C1 | Robots Rules | 40 | robots.txt parsing |\n"
+        "| C2 | Link Rot | 75 | dead links in the crawl frontier |\n"
+    )
+    prose = "The crawler ships an 8-stage testing plan (C1–C8): robots rules, link rot and more."
+    question = "How many tests does the Link Rot stage (C2) of the crawler's testing plan run?"
+    evidence = [
+        Evidence(chunk_id="p", file="crawl.md", heading="Testing", text=prose),
+        Evidence(chunk_id="t", file="crawl.md", heading="Testing plan", text=table),
+    ]
+    vocabulary = Vocabulary.from_texts([table, prose, "other words", "more other words"])
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "75"

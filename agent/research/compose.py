@@ -33,7 +33,7 @@ from agentcycle.agent.research.explicit_value import (
     counts_only_other_names,
     lists_only_other_items,
 )
-from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract
+from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract, keyed_by
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
@@ -117,7 +117,7 @@ def rank(
             header = " ".join(header_for(unit.text, unit.evidence.table_text))
             lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
         fit = span.score if span else 0.0
-        if _states_answer(span, expectation):
+        if _states_answer(span, expectation) or _looked_up(span, unit.text, question):
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)
         features = (lexical, sim, fit)
         score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
@@ -153,6 +153,17 @@ def _states_answer(span: Span | None, expectation: Expectation) -> bool:
     if span.how.startswith((BOUND, COUNTED)) or span.how.endswith(NAMED_COLUMN):
         return True
     return expectation.asks_default and "marked default" in span.how
+
+
+def _looked_up(span: Span | None, unit: str, question: str) -> bool:
+    """Whether a span is a table lookup the question spells out: a column's cell in
+    the row the question names by its own cells ("the Contract Gaps phase (S1)")."""
+    return (
+        span is not None
+        and span.how.startswith("table column")
+        and is_table_row(unit)
+        and keyed_by(unit, question)
+    )
 
 
 def _stated_margin(span: Span | None) -> float:

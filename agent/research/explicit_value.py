@@ -320,11 +320,18 @@ WORD_NUMBER = re.compile(
 )
 
 
+_JOINED_UNIT = re.compile(r"-([A-Za-z]+)\b(?!-)")
+
+
 def counts_unit(unit: str, position: int, text: str, nouns: set[str]) -> bool:
     """Whether the number `text` at `position` is followed by the asked noun, directly or
     past a modifier or two: "17 templates", "(~1100 tests)", "10-30 words", "Two LLM
     calls"; not past a stopword ("3 failures per call") or a table cell's "|"."""
     rest = unit[position + len(text) : position + len(text) + 40]
+    joined = _JOINED_UNIT.match(rest)
+    if joined is not None and not WORD_NUMBER.fullmatch(text):
+        # "a 10-phase testing framework" counts phases: the joined word is the unit
+        return stem(joined.group(1).lower()) in nouns
     if not WORD_NUMBER.fullmatch(text):
         rest = re.sub(r"^[^\d]*[\d.,\s–-]+", "", text + rest)
     words = _NEXT_WORDS.match(rest)

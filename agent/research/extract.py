@@ -306,6 +306,26 @@ def _column_score(header: str, clause_terms: set[str], focus: list[str]) -> floa
 _POINTED_BACK = re.compile(r"\b(?:that|this|these|those)\s+([a-z]+)\b", re.IGNORECASE)
 
 
+KEY_CHARS = 4  # a cell the question quotes names its row when it is this long ("Contract
+# Gaps"); shorter ones ("S1", "Yes") only together with another quoted cell
+
+
+def keyed_by(row: str, question: str) -> bool:
+    """Whether the question names this table row by its own cells: "the Contract Gaps
+    phase (S1)" quotes the row "| S1 | Contract Gaps | 128 | …" whole. A question that
+    picks the row and the column leaves one cell, the value asked for; prose that only
+    shares words with the question is a weaker statement of it."""
+    question_norm = normalise(question)
+    quoted = []
+    for cell in cells(row):
+        whole = normalise(clean_inline(cell)).strip(" `'\"")
+        if whole and any(c.isalpha() for c in whole) and re.search(
+            rf"(?<![\w.]){re.escape(whole)}(?![\w])", question_norm
+        ):
+            quoted.append(whole)
+    return len(quoted) >= 2 or any(len(q) >= KEY_CHARS for q in quoted)
+
+
 def from_row(row: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
     """The answering cell of a table row."""
     raw = cells(row)
