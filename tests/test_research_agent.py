@@ -443,3 +443,47 @@ def test_a_default_the_question_leaves_unnamed_is_resolved_and_its_answer_cited(
     assert any("default named is 'postgres'" in t.lower() for t in result.trace)
     assert any("psycopg-copy-2" in c.sentence for c in result.citations)
     assert not any(t.startswith("gate: UNGROUNDED") for t in result.trace)
+
+
+def test_a_thing_the_question_describes_is_named_first_then_looked_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "… the program the lab uses as its cryo-scan placement probe": one document's
+    table says which program that is, another's which category that program has.
+    Ranked as one question, the probe passages and the category table compete; the
+    description is resolved to its name first, and the name looked up."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "placement.md").write_text(
+        "# Placement\n\n## Placement probe\n\nWhen placement is uncertain, the lab runs one "
+        "quick probe program before any refinement:\n\n"
+        "| Experiment | Program | Threshold | Placed |\n|---|---|---|---|\n"
+        "| Crystal | `lab.fit_checker` | R < 0.5 | refine |\n"
+        "| Cryo-scan | `lab.density_scorer` | CC > 0.2 | refine |\n\n"
+        "The probe never repeats once it has run.\n"
+    )
+    (docs / "programs.md").write_text(
+        "# Programs\n\n## Program table\n\nEvery program of the lab has one category in "
+        "the programs table, which the planner reads:\n\n"
+        "| Program | Category | Experiment |\n|---|---|---|\n"
+        "| `lab.fit_checker` | validation | crystal |\n"
+        "| `lab.density_scorer` | map_scoring | cryo-scan |\n"
+        "| `lab.builder` | building | both |\n"
+        "| `lab.refiner` | refinement | both |\n"
+    )
+    ingest("described", [docs])
+    question = (
+        "Which category does the programs table give to the program the lab uses as its "
+        "cryo-scan placement probe?"
+    )
+    result = research(
+        question, LocalTools("described", record=False), config=ResearchConfig(use_memory=False)
+    )
+    assert not result.insufficient, result.trace
+    assert result.direct == "map_scoring"
+    assert any("thing described is 'lab.density_scorer'" in t for t in result.trace)

@@ -480,3 +480,26 @@ def test_mc_reads_the_cell_under_the_column_the_question_names_as_a_qualifier() 
     asked = "Which codec function does audio capture call?"
     _, reasons = score_options(asked, {"A": "pick_codec()", "B": "opus-low"}, units, vocabulary)
     assert not any(r.startswith("in the column") for r in reasons.values())
+
+
+@pytest.mark.parametrize(("question", "described"), [
+    ("Which category does the table give the program the lab uses as its probe?",
+     "Which program the lab uses as its probe?"),
+    ("For the program used as the cryo placement probe, which slot is marked off?",
+     "Which program used as the cryo placement probe?"),
+    ("The classifier feeds a function that removes a failed tool. How often does it fire?",
+     "Which function that removes a failed tool?"),
+    # the sentence's subject runs on into its main verb: no description to resolve
+    ("The program the lab runs as its probe belongs to which list?", None),
+    ("In the loop, the node that runs after retrieval computes a score. What is it?", None),
+    # the asked noun itself, and a value rather than a named thing
+    ("Which program that the lab runs takes longest?", None),
+    ("What is the threshold that the probe uses?", None),
+])  # fmt: skip
+def test_a_described_thing_is_found_only_where_its_clause_surely_ends(
+    question: str, described: str | None
+) -> None:
+    from agentcycle.agent.research.described import described_thing
+
+    found = described_thing(question)
+    assert (found.asked if found else None) == described

@@ -22,6 +22,7 @@ from agentcycle.agent.research.answer_type import (
 )
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.compose import Composition, compose, compose_bridged
+from agentcycle.agent.research.described import resolve_described
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
@@ -40,7 +41,7 @@ from agentcycle.agent.research.state import (
     ResearchState,
     Step,
 )
-from agentcycle.agent.research.stated_default import resolve_default
+from agentcycle.agent.research.stated_default import StatedDefault, resolve_default
 from agentcycle.agent.research.synthesize import Scored, cite, score_units
 from agentcycle.agent.research.text import Vocabulary, normalise
 from agentcycle.agent.research.tools import ResearchTools
@@ -182,8 +183,12 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     tools, cfg = _tools(config), _config(state)
     evidence = pooled_evidence(state)
     question, trace = state["objective"], []
-    resolved = resolve_default(question, evidence, tools.default_statements())
-    if resolved is not None:  # "the default provider" is the one a passage says it is
+    # "the default provider" is the one a passage says it is; "the program the agent
+    # uses as its probe" the one a passage names for that description
+    resolved = resolve_default(question, evidence, tools.default_statements()) or (
+        resolve_described(question, evidence, tools)
+    )
+    if resolved is not None:
         question = resolved.question
         # The name is a new handle ("google" heads a column of the model table): the
         # chunks whose units best match the resolved question are read too.
@@ -199,7 +204,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         seen = {e.chunk_id for e in evidence}
         read = [e for e in found if e.chunk_id not in seen]
         evidence = [*evidence, *dict((e.chunk_id, e) for e in read).values()]
-        trace.append(f"synthesize: the default named is {resolved.name!r}")
+        what = "default named" if isinstance(resolved, StatedDefault) else "thing described"
+        trace.append(f"synthesize: the {what} is {resolved.name!r}")
     expectation, composed = _composition(question, evidence, tools, cfg.answer_sentences)
     first_hop = resolved.evidence if resolved else None
     support = _support(state, _units(composed), evidence, tools, first_hop)

@@ -1,0 +1,146 @@
+"""A thing the question names only by describing it: "the program the agent uses as its
+cryo-EM placement probe", "the node that runs right after retrieval".
+
+"Which category does the programs table give the program the agent uses as its
+cryo-EM placement probe?" is two hops in one sentence: which program that is (a row of
+a table in one document), then that program's category (a table in another). Ranked
+as one question, the passages about probes and the passages about categories compete
+and neither answers. So the description is asked first, as its own question whose
+answer is a name of the described kind; the name is written into the question in
+place of the description, and the rest is an ordinary lookup of a named thing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.compose import compose
+from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.text import STOPWORDS, stem
+from agentcycle.agent.research.tools import ResearchTools
+
+# Kinds of named things a description can stand for: its answer is a name, never a
+# value ("the threshold that …" asks for a number and is an ordinary question).
+# Providers and models are left out: their names head table columns ("the provider
+# whose default model is X" is a column, not a cell), which this lookup cannot read.
+_KINDS = (
+    "program", "template", "function", "method", "node", "tool", "module", "class",
+    "script", "skill file", "helper",
+)  # fmt: skip
+_KIND = rf"(?:{'|'.join(_KINDS)})"
+_DESCRIPTION = re.compile(
+    r"\b(?:the|a|one)\s+(?:(?:specific|particular|single)\s+)?"
+    rf"(?P<kind>(?:[\w-]+\s+){{0,2}}?{_KIND})\s+"
+    # "… program that/which/whose …", a reduced relative ("… program the agent uses")
+    # or a passive one ("… program used as …"), to the end of its clause: a comma, a
+    # question mark, or a full stop ending a sentence ("phenix.refine" ends none)
+    r"(?P<clause>(?:that|which|whose|the|its|this|(?:used|called|chosen|selected)"
+    r"\s+(?:as|by|for|in))\s+(?:(?!\.\s)[^,;?]){8,})",
+    re.IGNORECASE,
+)
+_VERB_LIKE = re.compile(r"\b\w+(?:s|ed)\b")  # a reduced relative clause has a verb
+SEARCHED_UNITS = 8  # chunks of the best-matching sentences read for the description
+SEARCHED_CHUNKS = 5  # … and of the best-matching passages
+
+
+@dataclass(frozen=True)
+class Description:
+    asked: str  # the description as a question: "Which program the agent uses as …?"
+    kind: str  # the noun it describes, stemmed: "program"
+    start: int  # where the words the name replaces stand in the question
+    end: int
+
+
+@dataclass(frozen=True)
+class Resolved:
+    question: str  # the question with the name in place of the description
+    name: str
+    evidence: Evidence  # the passage naming it: the first hop, cited with the answer
+
+
+def described_thing(question: str) -> Description | None:
+    """The first thing the question describes instead of naming, or None: a noun of a
+    named kind with a relative clause. The asking noun itself ("which program that …")
+    is not one: that is what the question asks for.
+
+    A thing an earlier sentence introduces ("… runs a particular program. In that
+    program's definition, which …") is left to the bridge composition
+    (`compose_bridged`): resolving it to a name first answered no more of those
+    questions and lost some that the bridge answers."""
+    for match in _DESCRIPTION.finditer(question):
+        kind_words = match.group("kind").split()
+        if any(w.lower() in STOPWORDS for w in kind_words[:-1]):
+            continue
+        clause = match.group("clause")
+        if clause.split()[0].lower() in ("the", "its", "this") and not _VERB_LIKE.search(clause):
+            continue
+        before = question[: match.start()].split()
+        if before and before[-1].lower() in ("which", "what"):
+            continue
+        if not _ends_its_phrase(question, match):
+            continue
+        text = match.group(0).rstrip(" .")
+        kind = stem(kind_words[-1].lower())
+        asked = f"Which {text.split(maxsplit=1)[1]}?"  # the kind becomes the asked noun
+        return Description(asked, kind, match.start(), match.start() + len(text))
+    return None
+
+
+_PREPOSITIONS = {"for", "in", "of", "to", "with", "by", "from", "about", "on", "at"}
+
+
+def _ends_its_phrase(question: str, match: re.Match[str]) -> bool:
+    """Whether the clause surely ends where the match does. A description that is a
+    sentence's subject runs on into the main verb ("the node that runs after retrieval
+    computes a score"), which no rule here can tell from the clause's own; an object
+    ends with its sentence ("… assign to the program the agent uses as its probe?",
+    "The classifier feeds a function that removes …."), and an opening phrase at its
+    comma ("For the program used as the probe, which …")."""
+    after = question[match.end() :].lstrip()
+    opening = question[: match.start()].rsplit(". ", 1)[-1].rsplit(",", 1)[-1].split()
+    if after.startswith(","):
+        return bool(opening) and opening[-1].lower() in _PREPOSITIONS
+    # an object: its sentence has a subject and verb before it
+    return bool(opening) and opening[0].lower() not in _PREPOSITIONS
+
+
+def resolve_described(
+    question: str, evidence: list[Evidence], tools: ResearchTools
+) -> Resolved | None:
+    """The question with the thing it describes named, or None when it describes none
+    or no passage names one of the described kind for the description."""
+    described = described_thing(question)
+    if described is None:
+        return None
+    found = [
+        *tools.search_units(described.asked, SEARCHED_UNITS),
+        *tools.search(described.asked, SEARCHED_CHUNKS),
+        *evidence,
+    ]
+    pool = list({e.chunk_id: e for e in found}.values())
+    asked = described.asked
+    expectation = replace(expect(asked), kind="identifier", head=described.kind)
+    composed = compose(asked, pool, tools.vocabulary(), expectation, tools.text_similarities, 1)
+    if composed is None or composed.span is None or composed.shape_missing:
+        return None
+    name = composed.span.text.strip("` ")
+    if not _is_a_name(name) or name.lower() in question.lower():
+        return None
+    rewritten = f"{question[: described.start]}{name}{question[described.end :]}"
+    return Resolved(rewritten, name, composed.units[0].evidence)
+
+
+_NAME = re.compile(r"^[\w.:/()+-]{2,60}$")
+_CODE_SHAPE = re.compile(r"[_.()]|[a-z][A-Z]")
+
+
+def _is_a_name(value: str) -> bool:
+    """One code name: `phenix.map_correlations`, `should_pivot()`, `query_analysis`;
+    not a phrase, a plain word ("re-writing") or a number."""
+    return (
+        bool(_NAME.match(value))
+        and bool(_CODE_SHAPE.search(value))
+        and not value.replace(".", "").isdigit()
+    )
