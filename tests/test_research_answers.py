@@ -1654,3 +1654,21 @@ def test_a_row_the_question_names_by_its_cells_answers_before_prose_counts() -> 
     vocabulary = Vocabulary.from_texts([table, prose, "other words", "more other words"])
     composed = compose(question, evidence, vocabulary, expect(question))
     assert composed is not None and composed.direct == "75"
+
+
+def test_a_setting_the_question_glosses_in_parentheses_binds_its_value() -> None:
+    """ "… passed to the mapper as its starting seed (seed_file)": the question names the
+    setting it asks the value of, so the row binding it answers; a test table's file
+    column is not that value."""
+    table = (
+        "| Test | File | Checks |\n|---|---|---|\n"
+        "| `tst_mapper_starting_seed` | tst_mapper.py | the mapper has a seed_file input "
+        "for its starting seed |\n"
+        "| `tst_mapper_seed_in_command` | tst_command.py | the mapper command includes "
+        "seed_file=north_start.dat |\n"
+    )
+    question = "Which file is passed to the mapper as its starting seed (seed_file)?"
+    evidence = [Evidence(chunk_id="t", file="tests.md", heading="Mapper tests", text=table)]
+    vocabulary = Vocabulary.from_texts([table, "other words", "more other words"])
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "north_start.dat"

@@ -72,6 +72,9 @@ _UNIT_STOP = STOPWORDS | {
 _RETURNS = re.compile(r"\b(?:return|returns|set|sets|emit|emits|report|reports|assign|assigns)\b")
 
 
+_GLOSSED = re.compile(r"`?\)")
+
+
 def asked_name(question: str, expectation: Expectation) -> str | None:
     """The setting whose value the question asks for — `reference_token_budget` in "what
     is the default reference_token_budget" — or None when it asks something else about
@@ -91,6 +94,8 @@ def asked_name(question: str, expectation: Expectation) -> str | None:
             return name  # "what stop_reason does it return": the value it is given
         if expectation.kind in ("default", "number") and not expectation.head:
             return name
+        if "_" in name and _GLOSSED.match(clause, match.end()) and before.rstrip().endswith("("):
+            return name  # "passed as its partial model (partpdb_file)": the setting glossed
     return None
 
 
