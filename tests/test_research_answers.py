@@ -1672,3 +1672,16 @@ def test_a_setting_the_question_glosses_in_parentheses_binds_its_value() -> None
     vocabulary = Vocabulary.from_texts([table, "other words", "more other words"])
     composed = compose(question, evidence, vocabulary, expect(question))
     assert composed is not None and composed.direct == "north_start.dat"
+
+
+def test_a_scale_in_parentheses_is_not_the_value_a_score_must_reach() -> None:
+    """ "computes `link_score` (0-1)" names the score's scale; the threshold is elsewhere.
+    A question about the range itself still reads it."""
+    assert _extracted(
+        "- Rates every page and computes `link_score` (0-1) for it",
+        "What link score must a page reach to be kept?",
+    ) is None
+    assert _extracted(
+        "- Rates every page and computes `link_score` (0-1) for it",
+        "What is the range of the link score?",
+    ) == "0-1"

@@ -183,16 +183,26 @@ def _anchors(unit: str, terms: Sequence[str]) -> list[int]:
     return found
 
 
-def _candidates(unit: str, kind: str) -> list[tuple[str, int, float]]:
-    """(text, position, type fit) of every span of the kind in a unit."""
+# "computes coverage_score (0-1)", "a 0–100 scale": the range a score is measured on, not
+# a value it takes, unless the question asks for the range
+_UNIT_SCALE = re.compile(r"0\s*[-–]\s*(?:1|1\.0|100)")
+_ASKS_SCALE = re.compile(r"\b(?:range|scale)\b", re.IGNORECASE)
+
+
+def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, int, float]]:
+    """(text, position, type fit) of every span of the kind in a unit; `scale`: the
+    question asks for a range or scale, so "0-1" may be its answer."""
     found: list[tuple[str, int, float]] = []
     if kind == "number":
         enumerators = _enumerators(unit)
         for m in _NUMBER.finditer(unit):
             if m.start() - 1 in enumerators:
                 continue
-            if not _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
-                found.append((m.group(0).strip(), m.start(), 1.0))
+            if _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
+                continue
+            if not scale and _UNIT_SCALE.fullmatch(m.group(0).strip()):  # "score (0-1)"
+                continue
+            found.append((m.group(0).strip(), m.start(), 1.0))
         for m in VERSION_TOKEN.finditer(unit):  # "v114": the answer when a version is asked
             found.append((m.group(0), m.start(), 0.5))
         return found
@@ -805,7 +815,7 @@ def from_sentence(
     )
     best: Span | None = None
     seen: set[str] = set()
-    candidates = _candidates(unit, kind)
+    candidates = _candidates(unit, kind, bool(_ASKS_SCALE.search(question)))
     if kind != "number":  # `TIMEOUT = getenv("TIMEOUT", "120")`: a default of any form;
         # a number names no program or model ("max_refine_cycles=1" for "which program")
         if kind != "default":
