@@ -1685,3 +1685,21 @@ def test_a_scale_in_parentheses_is_not_the_value_a_score_must_reach() -> None:
         "- Rates every page and computes `link_score` (0-1) for it",
         "What is the range of the link score?",
     ) == "0-1"
+
+
+def test_a_value_given_for_another_file_does_not_answer_for_the_named_one() -> None:
+    """ "How many tests does tst_fetch_retries.py contain?": the table counts the tests of
+    other files only; the nearest row (`tst_fetch.py`) is not the file asked about."""
+    table = (
+        "| File | Tests | Covers |\n|---|---|---|\n"
+        "| `tst_fetch.py` | 66 | fetch retries and timeouts |\n"
+        "| `tst_parse.py` | 34 | HTML parsing |\n"
+    )
+    evidence = [Evidence(chunk_id="t", file="dev.md", heading="Test files", text=table)]
+    vocabulary = Vocabulary.from_texts([table, "other words", "more other words"])
+    unnamed = "How many tests does tst_fetch_retries.py contain?"
+    composed = compose(unnamed, evidence, vocabulary, expect(unnamed))
+    assert composed is not None and composed.given_for_others
+    named = "How many tests does tst_fetch.py contain?"
+    composed = compose(named, evidence, vocabulary, expect(named))
+    assert composed is not None and not composed.given_for_others and composed.direct == "66"

@@ -267,6 +267,27 @@ def _only_others_given(
     )
 
 
+_FILE_NAME = re.compile(r"(?<![\w/.-])([\w.-]+\.(?:py|ya?ml|json|md|toml|txt|log|cfg|ini|sh))\b")
+
+
+def _about_another_file(question: str, expectation: Expectation, lead: Ranked) -> bool:
+    """ "How many tests does tst_transport_surfaces.py contain?" answered from the row of
+    `tst_transport.py`: the lead names another file of the same kind and never the
+    question's own, so its value is that other file's. Only for a value of the file
+    (a count, a setting); a question asking for a file may well be answered by another."""
+    if expectation.kind in ("identifier", "name", "list") or lead.span is None:
+        return False
+    asked = {m.group(1).lower() for m in _FILE_NAME.finditer(question)}
+    if not asked:
+        return False
+    text = lead.unit.text.lower()
+    if any(name in text for name in asked):
+        return False
+    suffixes = {name.rsplit(".", 1)[-1] for name in asked}
+    named = {m.group(1).lower() for m in _FILE_NAME.finditer(lead.unit.text)}
+    return any(name.rsplit(".", 1)[-1] in suffixes for name in named)
+
+
 def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tuple[Ranked, bool]:
     """The unit whose span answers, and whether no unit near the top has the asked shape.
     The best-ranked unit leads unless a near one offers a span, one of the asked shape,
@@ -334,7 +355,9 @@ def compose(
     if not ranked:
         return None
     lead, shape_missing = _lead(question, expectation, ranked)
-    given_for_others = _only_others_given(question, expectation, lead, ranked)
+    given_for_others = _only_others_given(
+        question, expectation, lead, ranked
+    ) or _about_another_file(question, expectation, lead)
     unbound = _unbound_setting(question, expectation, lead, ranked)
     units = [lead.unit]
     for r in ranked:
