@@ -503,3 +503,21 @@ def test_a_described_thing_is_found_only_where_its_clause_surely_ends(
 
     found = described_thing(question)
     assert (found.asked if found else None) == described
+
+
+def test_mc_phrase_options_differing_in_a_word_are_told_apart_by_that_word() -> None:
+    """No unit writes "The newest cached page of the site" whole; the one that says
+    "keep the NEWEST cached page" holds the word only that option has."""
+    text = "1. For each domain named, keep the NEWEST cached page and drop the others."
+    vocabulary = Vocabulary.from_texts([text, "other words", "more words here"])
+    evidence = [Evidence(chunk_id="c", file="d.md", text=text)]
+    question = "When a site is re-crawled, which cached page does the crawler keep?"
+    units = score_units(question, evidence, vocabulary)
+    choices = {
+        "A": "The oldest cached page of the site",
+        "B": "The newest cached page of the site",
+        "C": "Every cached page of the site, plus its links",
+    }
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"
+    assert scores["A"] == 0.0 and reasons["B"].startswith("stated")

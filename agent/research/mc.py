@@ -111,6 +111,30 @@ def _worded_elsewhere(
     return best, where
 
 
+DISTINCT = 0.5  # weight of a phrase option whose own words a unit states with most of the rest
+
+
+def _distinctly_worded(
+    letter: str, choices: dict[str, str], units: list[Scored], texts: list[str]
+) -> tuple[float, str]:
+    """Support for a phrase option that differs from the others in a word or two ("The
+    *latest* completed stage that lists the program" against "the *earliest* …"): the
+    best unit holding those words of its own and most of the words it shares with the
+    others ("find the LATEST completed stage"). No unit writes the whole option, and
+    every option shares the rest, so the words it alone has decide."""
+    option = choices[letter]
+    words = set(content_terms(option))
+    others = set().union(*(content_terms(v) for k, v in choices.items() if k != letter))
+    own, shared = words - others, words & others
+    if len(words) < 3 or not own or any(c.isdigit() for c in option):
+        return 0.0, ""
+    for unit, text in zip(units, texts, strict=True):
+        held = term_set(text)
+        if own <= held and len(shared & held) * 2 >= len(shared):
+            return DISTINCT * unit.score, unit.text
+    return 0.0, ""
+
+
 ROW_SAYS_YES = 0.5  # an option whose table row says Yes in the column the question names
 _YES_CELL = {"yes", "true", "✓", "✔", "✅", "y"}
 _NO_CELL = {"no", "false", "✗", "✘", "❌", "n"}
@@ -211,6 +235,8 @@ def score_options(
                         best, where = value, unit.text
         if best == 0.0:  # "Only the first step": a phrase the evidence words otherwise
             best, where = _worded_elsewhere(option, units, texts, window_terms, vocabulary, total)
+        if best == 0.0:  # "The latest completed stage …" against "the earliest …"
+            best, where = _distinctly_worded(letter, choices, units, texts)
         if answered == [letter]:  # only when the open answer names one option
             best += ANSWERED
         if letter in flags:  # the option's row answers the question's yes/no column
