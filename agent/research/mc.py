@@ -337,12 +337,12 @@ def _named_column_option(
     the question names as a qualifier: "with the openai provider, which model …" reads
     the openai column of the model table. Closeness cannot tell the cells of one row
     apart: every option sits the same few characters from the question's words. The
-    column of the asked noun itself ("which *template* …") is not one: every row has a
-    cell there, and which row is meant is the whole question; nor is the first column,
-which names the row. A row naming no option,
-    or several, does not decide."""
-    head = expect(objective).head
-    asked = set(content_terms(objective)) - {head}
+    column of the asked noun itself ("which *template* …", "which of these file
+    *extensions* …") is not one: every row has a cell there, and which row is meant is
+    the whole question; nor is the first column, which names the row. A row naming no
+    option, or several, does not decide."""
+    expectation = expect(objective)
+    asked = set(content_terms(objective)) - {expectation.head, *expectation.focus}
     for text, header in rows:
         raw = cells(text)
         if len(header) != len(raw):
