@@ -524,3 +524,33 @@ def test_mc_phrase_options_differing_in_a_word_are_told_apart_by_that_word() -> 
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "B"
     assert scores["A"] == 0.0 and reasons["B"].startswith("stated")
+
+
+def test_mc_an_options_gloss_is_its_code_comment_and_must_repeat_what_is_asked() -> None:
+    """A listing glosses each file with a comment, and a chain glosses each tool in
+    parentheses; the option whose gloss repeats what the asking clause says of the thing
+    wins, not the one whose gloss repeats the question's setting ("the crawl tool chain")."""
+    listing = (
+        "crawler/\n├── fetcher.py        # HTTP fetches with retries\n"
+        "├── scheduler.py      # Queue ordering (3-5 hosts)\n├── store.py          # Page storage\n"
+    )
+    chain = (
+        "Fetch_Tool (required; part of the crawl tool chain) ↓ Link_Tool (MANDATORY) ↓ "
+        "Summary_Tool (SUGGESTED, not mandatory)"
+    )
+    vocabulary = Vocabulary.from_texts([listing, chain, "other words", "more words here"])
+    evidence = [
+        Evidence(chunk_id="l", file="d.md", text=listing),
+        Evidence(chunk_id="c", file="d.md", text=chain),
+    ]
+    question = "In the crawler package, which module orders the queue of hosts?"
+    units = score_units(question, evidence, vocabulary)
+    choices = {"A": "fetcher.py", "B": "scheduler.py", "C": "store.py"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"
+    assert reasons["B"].startswith("its own description matches")
+    question = "In the crawl tool chain, which tool is suggested but not mandatory?"
+    units = score_units(question, evidence, vocabulary)
+    choices = {"A": "Fetch_Tool", "B": "Link_Tool", "C": "Summary_Tool"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C"

@@ -14,17 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.answer_type import asking_part, expect, main_clause
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
 from agentcycle.agent.research.superlative import asked_extreme, extreme_option
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
+    STOPWORDS,
     Vocabulary,
     content_terms,
     normalise,
     present_terms,
+    stem,
     term_set,
+    tokens,
 )
 
 WINDOW_CHARS = 80
@@ -254,7 +257,7 @@ def score_options(
     if not expect(objective).asks_default:
         for letter in _bound_options(terms, choices, unit_texts[:BOUND_UNITS]):
             _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
-    described = _described_option(terms, choices, unit_texts)
+    described = _described_option(_predicate_terms(objective), choices, unit_texts)
     if described is not None:
         _credit(scores, reasons, described, DESCRIBED, "its own description matches")
     rows = [
@@ -305,24 +308,54 @@ def _bound_options(terms: list[str], choices: dict[str, str], texts: list[str]) 
     return bound if len(bound) == 1 else []
 
 
+_WH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\b", re.IGNORECASE)
+
+
+def _predicate_terms(objective: str) -> list[str]:
+    """What the asking clause says of the thing it asks for ("which tool is *recommended
+    but not mandatory*"), without the words naming that thing ("which *Analysis Depth
+    setting* …", up to the asked noun): the words a gloss of the right option repeats."""
+    asking = asking_part(main_clause(objective))
+    head = expect(objective).head
+    named: set[str] = set()
+    for match in _WH_PHRASE.finditer(asking):
+        words = content_terms(match.group(0))
+        if head and head in words:
+            named = set(words[: words.index(head) + 1])
+            break
+    # question words count: "recommended" asks nothing here, it is what is said
+    said = [stem(t) for t in tokens(asking) if len(t) > 1 and t not in STOPWORDS]
+    return [t for t in dict.fromkeys(said) if t not in named]
+
+
+_DIGIT = re.compile(r"\d")
+
+
 def _described_option(
     terms: list[str], choices: dict[str, str], texts: list[str]
 ) -> str | None:
-    """The letter of the option whose own gloss ("`pivot` (agent wants to try a different
-    approach)") holds the most of the question's words, at least two and more than any
-    other option's: in a list glossing each option, closeness alone ties them."""
+    """The letter of the option whose own gloss holds the most of the question's words,
+    at least two and more than any other option's: in a list glossing each option,
+    closeness alone ties them. A gloss is what a text writes right after the option: in
+    parentheses ("`pivot` (agent wants to try a different approach)"), after a colon,
+    or as a code comment ("planner.py  # Plan generation (2-5 steps)"). A table row's
+    other cells are no gloss: rows of one table share their words ("X-ray, has search
+    model" against "X-ray (no search model)"), so they tie or mislead."""
     asked = set(terms)
     best: dict[str, int] = {}
     for letter, option in choices.items():
         name = re.escape(option.strip().strip("`"))
+        # a comment glosses a file or name on its line, not a value ("= 3  # per call")
+        comment = r"|\s#\s*([^\n#├└│]{3,160})" if not _DIGIT.search(option) else ""
         # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"'
         gloss = re.compile(
-            rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}}))"
+            rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}})"
+            rf"{comment})"
         )
         for text in texts:
-            for match in gloss.finditer(text):
-                said = match.group(1) or match.group(2)
-                held = len(asked & set(content_terms(said.replace("_", " "))))
+            glosses = [next(g for g in m.groups() if g) for m in gloss.finditer(text)]
+            for said in glosses:
+                held = len(asked & term_set(said.replace("_", " ")))
                 best[letter] = max(best.get(letter, 0), held)
     ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
     if not ranked or ranked[0][1] < 2 or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
