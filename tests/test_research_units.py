@@ -143,8 +143,15 @@ def _one_passage_units(
     text: str, question: str, other_texts: list[str]
 ) -> tuple[list[Scored], Vocabulary]:
     """The question's scored units of one passage, over a vocabulary of it and others."""
-    vocabulary = Vocabulary.from_texts([text, *other_texts])
-    evidence = [Evidence(chunk_id="c1", file="d.md", text=text)]
+    return _passages_units([text], question, other_texts)
+
+
+def _passages_units(
+    texts: list[str], question: str, other_texts: list[str]
+) -> tuple[list[Scored], Vocabulary]:
+    """The question's scored units of the passages, over a vocabulary of them and others."""
+    vocabulary = Vocabulary.from_texts([*texts, *other_texts])
+    evidence = [Evidence(chunk_id=f"c{n}", file="d.md", text=t) for n, t in enumerate(texts, 1)]
     return score_units(question, evidence, vocabulary), vocabulary
 
 
@@ -365,12 +372,7 @@ def test_mc_reads_each_options_row_in_the_yes_no_column_the_question_names() -> 
     )
     prose = "The us_mirror and ap_mirror use the retry cache for every fetch of a mirror."
     question = "Which mirror does NOT use the retry cache?"
-    vocabulary = Vocabulary.from_texts([table, prose, "other words"])
-    evidence = [
-        Evidence(chunk_id="t", file="d.md", text=table),
-        Evidence(chunk_id="p", file="d.md", text=prose),
-    ]
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _passages_units([table, prose], question, ["other words"])
     choices = {"A": "us_mirror", "B": "eu_mirror", "C": "ap_mirror"}
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=True) == "B" and scores["B"] == 0.0
@@ -466,12 +468,7 @@ def test_mc_reads_the_cell_under_the_column_the_question_names_as_a_qualifier() 
     )
     prose = "Audio capture streams are encoded before they are written to the spool."
     question = "With the zephyr backend, which codec does audio capture use?"
-    vocabulary = Vocabulary.from_texts([table, prose, "other words"])
-    evidence = [
-        Evidence(chunk_id="t", file="d.md", text=table),
-        Evidence(chunk_id="p", file="d.md", text=prose),
-    ]
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _passages_units([table, prose], question, ["other words"])
     choices = {"A": "opus-low", "B": "flac-hd", "C": "pcm"}
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "B"
@@ -512,10 +509,8 @@ def test_mc_phrase_options_differing_in_a_word_are_told_apart_by_that_word() -> 
     """No unit writes "The newest cached page of the site" whole; the one that says
     "keep the NEWEST cached page" holds the word only that option has."""
     text = "1. For each domain named, keep the NEWEST cached page and drop the others."
-    vocabulary = Vocabulary.from_texts([text, "other words", "more words here"])
-    evidence = [Evidence(chunk_id="c", file="d.md", text=text)]
     question = "When a site is re-crawled, which cached page does the crawler keep?"
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words here"])
     choices = {
         "A": "The oldest cached page of the site",
         "B": "The newest cached page of the site",
@@ -538,19 +533,15 @@ def test_mc_an_options_gloss_is_its_code_comment_and_must_repeat_what_is_asked()
         "Fetch_Tool (required; part of the crawl tool chain) ↓ Link_Tool (MANDATORY) ↓ "
         "Summary_Tool (SUGGESTED, not mandatory)"
     )
-    vocabulary = Vocabulary.from_texts([listing, chain, "other words", "more words here"])
-    evidence = [
-        Evidence(chunk_id="l", file="d.md", text=listing),
-        Evidence(chunk_id="c", file="d.md", text=chain),
-    ]
+    others = ["other words", "more words here"]
     question = "In the crawler package, which module orders the queue of hosts?"
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _passages_units([listing, chain], question, others)
     choices = {"A": "fetcher.py", "B": "scheduler.py", "C": "store.py"}
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "B"
     assert reasons["B"].startswith("its own description matches")
     question = "In the crawl tool chain, which tool is suggested but not mandatory?"
-    units = score_units(question, evidence, vocabulary)
+    units, vocabulary = _passages_units([listing, chain], question, others)
     choices = {"A": "Fetch_Tool", "B": "Link_Tool", "C": "Summary_Tool"}
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "C"

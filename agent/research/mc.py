@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentcycle.agent.research.answer_type import asking_part, expect, main_clause
+from agentcycle.agent.research.answer_type import Expectation, asking_part, expect, main_clause
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
 from agentcycle.agent.research.superlative import asked_extreme, extreme_option
@@ -253,11 +253,12 @@ def score_options(
         else:
             reasons[letter] = "not stated in the retrieved evidence"
     unit_texts = [unit.text for unit in units]
+    expectation = expect(objective)  # once: the rules below each read it
     # a default is the value a passage marks as the default, not any assignment of it
-    if not expect(objective).asks_default:
+    if not expectation.asks_default:
         for letter in _bound_options(terms, choices, unit_texts[:BOUND_UNITS]):
             _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
-    described = _described_option(_predicate_terms(objective), choices, unit_texts)
+    described = _described_option(_predicate_terms(objective, expectation), choices, unit_texts)
     if described is not None:
         _credit(scores, reasons, described, DESCRIBED, "its own description matches")
     rows = [
@@ -265,7 +266,7 @@ def score_options(
         for unit in units
         if is_table_row(unit.text)
     ]
-    in_column = _named_column_option(objective, choices, rows[:NAMED_CELL_ROWS])
+    in_column = _named_column_option(objective, expectation, choices, rows[:NAMED_CELL_ROWS])
     if in_column is not None:
         _credit(scores, reasons, in_column, NAMED_CELL, "in the column the question names")
     ordered = extreme_option(objective, choices, unit_texts, rows)
@@ -311,12 +312,12 @@ def _bound_options(terms: list[str], choices: dict[str, str], texts: list[str]) 
 _WH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\b", re.IGNORECASE)
 
 
-def _predicate_terms(objective: str) -> list[str]:
+def _predicate_terms(objective: str, expectation: Expectation) -> list[str]:
     """What the asking clause says of the thing it asks for ("which tool is *recommended
     but not mandatory*"), without the words naming that thing ("which *Analysis Depth
     setting* …", up to the asked noun): the words a gloss of the right option repeats."""
     asking = asking_part(main_clause(objective))
-    head = expect(objective).head
+    head = expectation.head
     named: set[str] = set()
     for match in _WH_PHRASE.finditer(asking):
         words = content_terms(match.group(0))
@@ -326,9 +327,6 @@ def _predicate_terms(objective: str) -> list[str]:
     # question words count: "recommended" asks nothing here, it is what is said
     said = [stem(t) for t in tokens(asking) if len(t) > 1 and t not in STOPWORDS]
     return [t for t in dict.fromkeys(said) if t not in named]
-
-
-_DIGIT = re.compile(r"\d")
 
 
 def _described_option(
@@ -346,7 +344,8 @@ def _described_option(
     for letter, option in choices.items():
         name = re.escape(option.strip().strip("`"))
         # a comment glosses a file or name on its line, not a value ("= 3  # per call")
-        comment = r"|\s#\s*([^\n#├└│]{3,160})" if not _DIGIT.search(option) else ""
+        valued = any(c.isdigit() for c in option)
+        comment = r"|\s#\s*([^\n#├└│]{3,160})" if not valued else ""
         # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"'
         gloss = re.compile(
             rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}})"
@@ -364,7 +363,10 @@ def _described_option(
 
 
 def _named_column_option(
-    objective: str, choices: dict[str, str], rows: list[tuple[str, list[str]]]
+    objective: str,
+    expectation: Expectation,
+    choices: dict[str, str],
+    rows: list[tuple[str, list[str]]],
 ) -> str | None:
     """The letter of the option that the best-ranked table row holds under a column
     the question names as a qualifier: "with the openai provider, which model …" reads
@@ -374,7 +376,6 @@ def _named_column_option(
     *extensions* …") is not one: every row has a cell there, and which row is meant is
     the whole question; nor is the first column, which names the row. A row naming no
     option, or several, does not decide."""
-    expectation = expect(objective)
     asked = set(content_terms(objective)) - {expectation.head, *expectation.focus}
     for text, header in rows:
         raw = cells(text)
