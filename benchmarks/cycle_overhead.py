@@ -39,7 +39,7 @@ def bare_session(session_dir: Path) -> int:
     """The session without Prefect: the same functions the flows and their tasks call.
 
     Recovery checks first, then cycles of retrieve → decide → run → parse → record →
-    remember, then the summaries and the runs' vectors: the flow path does all of it, so
+    remember, then the summaries and the runs table's tidy-up: the flow path does all of it, so
     the difference between the two paths is what orchestration adds, not product work.
     """
     from agentcycle.agent.program.record import finish_cycle, make_record, parse_run_log
@@ -48,7 +48,7 @@ def bare_session(session_dir: Path) -> int:
     from agentcycle.flows.agent_session import write_summaries
     from agentcycle.knowledge import load_pack
     from agentcycle.storage.datasets import append_rows
-    from agentcycle.tasks.experience import embed_session, remember, retrieve_for_cycle
+    from agentcycle.tasks.experience import remember, retrieve_for_cycle, tidy_runs
     from agentcycle.tasks.reconcile import reconcile_session
     from agentcycle.tasks.rows import cycle_rows, event_rows, metric_rows
 
@@ -77,7 +77,7 @@ def bare_session(session_dir: Path) -> int:
             break
     state = load_session(session_dir)
     write_summaries(session_dir, state)
-    embed_session(state.session_id)
+    tidy_runs()
     return cycles
 
 

@@ -32,10 +32,10 @@ from agentcycle.reports.diagnosis import write_diagnosis
 from agentcycle.reports.summary import session_html, session_markdown
 from agentcycle.tasks.checkpoint import at_checkpoint
 from agentcycle.tasks.experience import (
-    embed_session_task,
     remember_task,
     retrieve_for_cycle,
     retrieved,
+    tidy_runs_task,
 )
 from agentcycle.tasks.program import (
     TransientProgramError,
@@ -148,7 +148,7 @@ def agent_session(session_dir: str, label: str, verbosity: Verbosity = "normal")
         markdown=markdown,
         description=f"Session {state.session_id}",
     )
-    embed_session_task(state.session_id)  # the runs' vectors, one batch, after the work
+    tidy_runs_task()  # merge the runs table's small files, after the work
     return {"session_id": state.session_id, "status": state.status, "cycles": len(state.cycles)}
 
 

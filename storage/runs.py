@@ -4,7 +4,8 @@ A row says what ran (pack, program, argv, settings), on what data (input categor
 experiment type, a hash of the input files, resolution, space group, unit cell), how it
 ended (ok / failed / recovered / diagnosed, error kind and text, metrics, a short log
 summary), and carries an embedding of "program + data features + outcome + error" so a
-later session can find cases like its own by meaning as well as by exact fields.
+person can find cases like theirs by meaning (`agentcycle search runs`); the vector is
+computed by the first search after the row is written.
 
 The table is append-only (LanceDB commits appends from several processes safely). A
 store written by an older layout, or a table that cannot be read, raises
@@ -148,10 +149,17 @@ def find_cases(pack: str, *, data_key: str = "", error_kinds: Sequence[str] = ()
 
 
 def search_runs(query: str, k: int = 10, pack: str | None = None) -> list[dict[str, Any]]:
-    """Past cycles most like a free-text query (`agentcycle search runs`)."""
+    """Past cycles most like a free-text query (`agentcycle search runs`).
+
+    Rows are embedded here, on the first search that needs them, not when their session
+    ends: loading the model costs a session's process seconds, and only this search
+    reads the vectors.
+    """
     table = runs_table(create=False)
     if table is None:
         return []
+    embed_missing()
+    table.checkout_latest()
     where = "vector IS NOT NULL" + (f" AND pack = {sql_quote(pack)}" if pack else "")
     builder = table.search(embed_one(query), vector_column_name="vector") \
         .distance_type("cosine").select([*CASE_COLUMNS, "_distance"]).limit(k) \
@@ -162,23 +170,24 @@ def search_runs(query: str, k: int = 10, pack: str | None = None) -> list[dict[s
     return rows
 
 
-def embed_missing(session_id: str) -> int:
-    """Give the session's rows that have none their vector (one batch); returns how many."""
+def embed_missing() -> int:
+    """Give every row that has none its vector, in one batch; returns how many.
+
+    One merge on `run_id` writes them: rows that sessions append meanwhile are neither
+    lost nor touched, and two searches embedding the same rows write the same vectors.
+    """
     table = runs_table(create=False)
     if table is None:
         return 0
-    where = f"session_id = {sql_quote(session_id)} AND vector IS NULL"
     try:
-        rows = table.search().where(where).limit(100_000).to_arrow().to_pylist()
+        rows = table.search().where("vector IS NULL").limit(None).to_arrow().to_pylist()
         if not rows:
             return 0
         vectors = embed([row["text"] or "" for row in rows])
         for row, vector in zip(rows, vectors, strict=True):
             row["vector"] = vector
-        table.add(rows_to_table(rows, RUNS_SCHEMA))
-        table.delete(where)  # after the add: a kill in between leaves a duplicate, not a gap
-    except MemoryUnavailable:
-        raise
+        table.merge_insert("run_id").when_matched_update_all() \
+            .execute(rows_to_table(rows, RUNS_SCHEMA))
     except Exception as exc:
         raise MemoryUnavailable(f"runs table cannot be embedded: {_first_line(exc)}") from None
     return len(rows)

@@ -249,7 +249,7 @@ def remember(session_dir: str, decision: Decision) -> int:
     recovered = decision.recovery.name if decision.recovery is not None else ""
     row = exp.run_row(state.session_id, pack.name, record, features, decision.settings,
                       recovered, text, pack)
-    row["vector"] = None  # embedded in one batch when the session ends: see embed_session
+    row["vector"] = None  # embedded by the first `search runs` that needs it
     try:
         return runs.append_runs([row])
     except (runs.MemoryUnavailable, UserError) as exc:
@@ -265,23 +265,21 @@ def remember_task(session_dir: str, decision: Decision) -> int:
     return remember(session_dir, decision)
 
 
-def embed_session(session_id: str) -> int:
-    """Embed the session's `runs` rows in one batch, then merge the table's small files
-    if there are many; 0 when memory is broken.
+def tidy_runs() -> bool:
+    """Merge the `runs` table's small files once there are many; False when memory is
+    broken or there was nothing to merge.
 
-    Done once per session rather than per cycle: loading the embedding model costs
-    seconds, which no cycle should wait for, and retrieval during the session matches
-    on exact fields, not vectors. Only `agentcycle search runs` reads the vectors.
+    Done once per session rather than per cycle. The rows' vectors are not computed
+    here: only `agentcycle search runs` reads them, and it embeds what is missing
+    (loading the model would cost every session's end seconds).
     """
     try:
-        embedded = runs.embed_missing(session_id)
-        runs.compact_runs()
-        return embedded
+        return runs.compact_runs()
     except runs.MemoryUnavailable as exc:
-        LOGGER.warning("memory unavailable, this session's runs are not embedded: %s", exc)
-        return 0
+        LOGGER.warning("memory unavailable, the runs table is not compacted: %s", exc)
+        return False
 
 
-@task(name="embed-runs", task_run_name="embed-runs", cache_policy=NO_CACHE)
-def embed_session_task(session_id: str) -> int:
-    return embed_session(session_id)
+@task(name="tidy-runs", task_run_name="tidy-runs", cache_policy=NO_CACHE)
+def tidy_runs_task() -> bool:
+    return tidy_runs()

@@ -171,6 +171,7 @@ def test_suite_run_writes_rows_and_a_report(first_run: dict, home: Path, tmp_pat
     assert 'alt="accuracy by type"' in dom and "data:image/png;base64," in dom
 
 
+@pytest.mark.slow
 def test_killed_cli_run_resumes_without_loss_or_repeat(
     home: Path, suite_file: Path, prefect_api: str, tmp_path: Path
 ) -> None:

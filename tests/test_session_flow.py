@@ -268,6 +268,7 @@ def test_goal_directive_stops_the_real_session(
     assert "directives: stop after refine" in (session / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_show_detail_prune_and_resume_summary(
     prefect_api: str, toy_inputs: Path, tmp_path: Path
 ) -> None:

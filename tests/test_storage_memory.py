@@ -97,3 +97,23 @@ def test_the_runs_table_is_compacted_once_it_has_many_files() -> None:
     table.checkout_latest()
     assert len(table.to_lance().get_fragments()) == 1
     assert [r["cycle"] for r in runs.session_runs("s1")] == list(range(1, 13))
+
+
+def test_runs_are_embedded_by_the_first_search_and_only_once() -> None:
+    from agentcycle.storage import runs
+
+    def cycle(session: str, n: int, text: str) -> dict:
+        return {"run_id": f"{session}/{n}", "session_id": session, "cycle": n, "pack": "toy",
+                "program": "refine", "outcome": "failed", "text": text}  # fmt: skip
+
+    runs.append_runs([cycle("e1", 1, "refine failed: twinned data, R-free stuck at 0.40")])
+    runs.append_runs([cycle("e1", 2, "inspect ok: resolution 1.8 A, labels IMEAN")])
+    # A session's end embeds nothing: the first search does, then finds by meaning.
+    assert runs.runs_table(create=False).count_rows("vector IS NULL") >= 2
+    found = runs.search_runs("twinning made refinement fail", k=1)
+    assert [(r["session_id"], r["cycle"]) for r in found] == [("e1", 1)]
+    assert runs.embed_missing() == 0  # stored: the next search embeds nothing again
+    runs.append_runs([cycle("e2", 1, "validate ok")])
+    assert runs.embed_missing() == 1
+    rows = runs.session_runs("e1") + runs.session_runs("e2")
+    assert sorted(r["run_id"] for r in rows) == ["e1/1", "e1/2", "e2/1"]  # none doubled
