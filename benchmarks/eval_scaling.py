@@ -19,11 +19,12 @@ workers sharing what they embed (`storage.vector_cache`). Each size is timed
 All four runs happen in this one process, so the ratio compares like with like.
 Target: `speed-up: >= 1.80x with 2 workers`.
 
-Then the ceiling: the embedding alone (three quarters of a worker's CPU), the same
+Then the ceiling: the embedding alone (about half of a worker's CPU), the same
 corpus sentences encoded by 1 and by 2 plain processes of one thread each, no Prefect,
 no Dask. What the machine gives that work is the most the suite can gain from a second
 worker; the gap between the two figures is ours (orchestration, the Prefect server on
-the same cores, sentences both workers embed).
+the same cores). The sentences the workers embedded are printed for both sizes: equal
+counts mean a second worker repeats no embedding work.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def timed_on_cluster(
 
     from agentcycle.flows.evaluate import ONE_THREAD_ENV, run_evaluate
     from agentcycle.storage.vector_cache import clear_vectors
-    from agentcycle.tasks.research import forget_vectors
+    from agentcycle.tasks.research import forget_vectors, vector_counts
 
     env = {**ONE_THREAD_ENV, "PREFECT_TASKS_REFRESH_CACHE": "true"}  # every search runs
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
@@ -82,6 +83,10 @@ def timed_on_cluster(
                 suite, dask_address=cluster.scheduler_address, corpus=corpus, report=False
             )
             times.append(time.perf_counter() - started)
+        # What the workers embedded in the last run, and took from the shared store.
+        counts = list(client.run(vector_counts).values())
+        summary["embedded"] = sum(c["embedded"] for c in counts)
+        summary["loaded"] = sum(c["loaded"] for c in counts)
         return times, summary
 
 
@@ -161,6 +166,9 @@ def main() -> int:
         each = ", ".join(f"{t:.1f}" for t in runs)
         print(f"{label} {best:7.1f} s  ({n / best:5.2f} q/s; best of {each} s)")
     print(f"speed-up: {one / two:.2f}x with 2 workers (target >= 1.80x)")
+    print(f"sentences embedded (loaded from the shared store): 1 worker "
+          f"{summary_one['embedded']} ({summary_one['loaded']}), 2 workers "
+          f"{summary_two['embedded']} ({summary_two['loaded']})")  # fmt: skip
     texts = corpus_sentences(args.corpus, args.sentences)
     alone, split = embedding_ceiling(texts)
     print(f"ceiling, embedding alone ({len(texts)} corpus sentences, no Prefect or Dask): "

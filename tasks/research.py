@@ -111,11 +111,19 @@ def corpus_vocabulary(corpus: str, version: str | None = None) -> Vocabulary:
 
 _vectors: dict[str, Any] = {}
 _VECTOR_CACHE_SIZE = 2048
+# Texts this process embedded, and loaded from the home's store, since `forget_vectors`:
+# `benchmarks/eval_scaling.py` reads them to see whether two workers embed more than one.
+_vector_counts = {"embedded": 0, "loaded": 0}
+
+
+def vector_counts() -> dict[str, int]:
+    return dict(_vector_counts)
 
 
 def forget_vectors() -> None:
     """Drop this process's vectors (a benchmark timing a cold run starts from here)."""
     _vectors.clear()
+    _vector_counts.update(embedded=0, loaded=0)
 
 
 def prepare_vectors(texts: list[str]) -> dict[str, Any]:
@@ -138,10 +146,12 @@ def _load_or_embed(missing: list[str]) -> None:
     """Into the process cache: the home's stored vectors, then the model for the rest."""
     model = model_id()
     stored = load_vectors(model, missing)
+    _vector_counts["loaded"] += len(stored)
     _vectors.update(stored)
     missing = [t for t in missing if t not in stored]
     if missing:
         made = dict(zip(missing, embed(missing), strict=True))
+        _vector_counts["embedded"] += len(made)
         save_vectors(model, made)
         _vectors.update(made)
 
