@@ -1703,3 +1703,20 @@ def test_a_value_given_for_another_file_does_not_answer_for_the_named_one() -> N
     named = "How many tests does tst_fetch.py contain?"
     composed = compose(named, evidence, vocabulary, expect(named))
     assert composed is not None and not composed.given_for_others and composed.direct == "66"
+
+
+def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_one() -> None:
+    """ "What was the crash rate in the nightly_12_gpu batch?": the passage gives the rate
+    of `nightly_11_gpu` only, a member of the same numbered family, never the one asked."""
+    text = (
+        "The `nightly_11_gpu` batch (310 runs, June) showed a crash rate of 4.2% against "
+        "2.9% in `nightly_10_gpu`. The scheduler was then moved to the new queue."
+    )
+    evidence = [Evidence(chunk_id="b", file="ops.md", heading="Batches", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    unnamed = "What was the crash rate in the nightly_12_gpu batch?"
+    composed = compose(unnamed, evidence, vocabulary, expect(unnamed))
+    assert composed is not None and composed.given_for_others
+    named = "What was the crash rate in the nightly_11_gpu batch?"
+    composed = compose(named, evidence, vocabulary, expect(named))
+    assert composed is not None and not composed.given_for_others

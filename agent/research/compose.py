@@ -270,22 +270,39 @@ def _only_others_given(
 _FILE_NAME = re.compile(r"(?<![\w/.-])([\w.-]+\.(?:py|ya?ml|json|md|toml|txt|log|cfg|ini|sh))\b")
 
 
+# `run_40_openai`, `tst_h18_1_phil_roundtrip`: a name with an underscore and a number,
+# one of a numbered family (batches, phases, tests) whose members differ in the number
+_NUMBERED_NAME = re.compile(r"(?<![\w.-])([A-Za-z][\w]*_[\w]*\d[\w]*)\b")
+
+
+def _family(name: str) -> str:
+    return re.sub(r"\d+", "#", name)
+
+
 def _about_another_file(question: str, expectation: Expectation, lead: Ranked) -> bool:
     """ "How many tests does tst_transport_surfaces.py contain?" answered from the row of
-    `tst_transport.py`: the lead names another file of the same kind and never the
-    question's own, so its value is that other file's. Only for a value of the file
-    (a count, a setting); a question asking for a file may well be answered by another."""
+    `tst_transport.py`, "the phenix_sorry rate in the run_40_openai batch" from the
+    sentence on `run_39_openai`: the lead names another file of the same kind, or
+    another member of the same numbered family, and never the question's own, so its
+    value is that other one's. Only for a value of the thing (a count, a setting); a
+    question asking for a file or a name may well be answered by another."""
     if expectation.kind in ("identifier", "name", "list") or lead.span is None:
         return False
-    asked = {m.group(1).lower() for m in _FILE_NAME.finditer(question)}
-    if not asked:
-        return False
     text = lead.unit.text.lower()
-    if any(name in text for name in asked):
-        return False
-    suffixes = {name.rsplit(".", 1)[-1] for name in asked}
-    named = {m.group(1).lower() for m in _FILE_NAME.finditer(lead.unit.text)}
-    return any(name.rsplit(".", 1)[-1] in suffixes for name in named)
+    asked = {m.group(1).lower() for m in _FILE_NAME.finditer(question)}
+    if asked and not any(name in text for name in asked):
+        suffixes = {name.rsplit(".", 1)[-1] for name in asked}
+        named = {m.group(1).lower() for m in _FILE_NAME.finditer(lead.unit.text)}
+        if any(name.rsplit(".", 1)[-1] in suffixes for name in named):
+            return True
+    members = {m.group(1).lower() for m in _NUMBERED_NAME.finditer(question)} - asked
+    for member in members:
+        if member in text:
+            continue
+        others = {m.group(1).lower() for m in _NUMBERED_NAME.finditer(lead.unit.text)}
+        if any(_family(o) == _family(member) for o in others):
+            return True
+    return False
 
 
 def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tuple[Ranked, bool]:
