@@ -1720,3 +1720,25 @@ def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_
     named = "What was the crash rate in the nightly_11_gpu batch?"
     composed = compose(named, evidence, vocabulary, expect(named))
     assert composed is not None and not composed.given_for_others
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        (
+            "How many hardcoded regular-expression patterns does the link detector use?",
+            "The regex-based link detector matches 7 hardcoded patterns in every page.",
+        ),
+        (
+            "What correlation coefficient must a placement run exceed to count as placed?",
+            "A placement run whose map_cc exceeds 0.3 counts as placed.",
+        ),
+    ],
+)
+def test_a_focus_named_by_its_abbreviation_is_named(question: str, text: str) -> None:
+    """ "regular expression" written regex, "correlation coefficient" written CC: the
+    passage names what is asked, so the answer is not refused as a near-miss."""
+    evidence = [Evidence(chunk_id="a", file="dev.md", heading="Detector", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    composed = compose(question, evidence, vocabulary, expect(question))
+    assert composed is not None and composed.focus_missing == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any
 
 from agentcycle.agent.research.answer_shape import shape_for
@@ -44,6 +45,7 @@ from agentcycle.agent.research.text import (
     sentences,
     stem,
     term_set,
+    tokens,
 )
 
 EMBED_TOP = 12  # units re-scored by embedding: enough to reorder, cheap enough for p50 ≤ 1 s
@@ -204,6 +206,25 @@ def _named_in(term: str, text: str) -> bool:
         len(word) >= SHARED_PREFIX and (term.startswith(word) or word.startswith(term))
         for word in term_set(text)
     )
+
+
+def _unabbreviated(missing: list[str], focus: list[str], text: str) -> list[str]:
+    """The missing focus terms less each pair of neighbours the text names abbreviated:
+    by initials ("correlation coefficient" as CC, `map_cc`) or by their first letters
+    run together ("regular expression" as regex). Terms are stems, in question order."""
+    if len(missing) < 2:
+        return missing
+    words = set(tokens(text))
+    named: set[str] = set()
+    for first, second in pairwise(focus):
+        if first not in missing or second not in missing:
+            continue
+        forms = {first[0] + second[0]} | {
+            first[:i] + second[:j] for i in (2, 3, 4) for j in (2, 3)
+        }
+        if forms & words:
+            named.update((first, second))
+    return [t for t in missing if t not in named]
 
 
 def _shorten(text: str) -> str:
@@ -391,7 +412,9 @@ def compose(
     # The cited passages together must name the focus (a multi-hop answer's second
     # passage may be the one that does).
     context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
-    missing = [t for t in expectation.focus if not _named_in(t, context)]
+    missing = _unabbreviated(
+        [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
+    )
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     cited = [lead.unit, *(u for u in units[1:] if _on_topic(u, lead.unit, expectation))]
