@@ -1353,6 +1353,16 @@ def test_a_verb_before_its_object_ends_the_asked_noun_phrase() -> None:
     assert expect("Which model turns my free-text advice into directives?").focus == []
     assert expect("Which node picks the next program by default?").focus == []
     assert expect("How much of the message goes into the fingerprint?").focus == []
+    # an adverb placing the verb's subject: "comes right after" is no part of the noun
+    assert expect("Which stage comes right after the fit in that list?").focus == []
+
+
+def test_the_verb_of_a_counted_plural_is_no_part_of_the_focus() -> None:
+    """ "How many tests belong to phase S1": the count's verb ("belong") is not a word the
+    evidence must name; a noun after the counted one still is."""
+    assert expect("How many tests belong to the S1 phase?").focus == ["test"]
+    assert expect("How many jobs remain in the queue?").focus == expect("How many jobs?").focus
+    assert expect("How many agent modes can the analyzer compare?").focus == ["agent", "mod"]
 
 
 def test_a_constant_the_question_spells_in_words_binds_its_default() -> None:

@@ -398,6 +398,7 @@ def split_bridge(question: str) -> tuple[str, str] | None:
 # they make it a verb ("rule strips *every* key", "model turns *my* advice"). An article
 # does not: "the file extensions *the* crawler treats" is a noun phrase.
 _DETERMINERS = {"every", "each", "all", "any", "its", "their", "no", "my", "your", "our"}
+PREPOSITIONS = {"for", "in", "of", "to", "with", "by", "from", "about", "on", "at"}
 
 
 # past participles not in "-ed": "a stage *shown* with ⊘", "the value *given* to X"
@@ -415,6 +416,8 @@ def _participle(word: str) -> bool:
 
 
 _PARTICLES = {"off", "up", "out", "down"}  # "which variable *turns off* the check"
+# "which stage *comes right* after": an adverb that places the verb's subject
+_PLACING_ADVERBS = {"right", "just", "directly", "immediately"}
 # "which variable *lets you* bypass it": a verb of causing before its object pronoun
 # (a noun may be followed by a subject pronoun: "which files you need")
 _CAUSING = {"lets", "makes", "helps", "allows", "tells", "forces", "causes", "gets"}
@@ -431,7 +434,21 @@ def _verb_before_object(word: str, following: list[str]) -> bool:
     return (
         after in _DETERMINERS
         or after in _PARTICLES
+        or after in _PLACING_ADVERBS
         or (word in _CAUSING and after in _OBJECT_PRONOUNS)
+    )
+
+
+def _plural_subjects_verb(phrase: list[str], word: str, following: list[str]) -> bool:
+    """ "how many tests *belong* to": right after the plural noun counted, a bare word
+    before a preposition or determiner is its verb, not another noun."""
+    if len(phrase) != 1 or not phrase[0].endswith("s") or not following:
+        return False
+    after = following[0].strip("?,.;:()'\"").lower()
+    return (
+        word.isalpha()
+        and not word.endswith("s")
+        and (after in _DETERMINERS or after in PREPOSITIONS)
     )
 
 
@@ -449,6 +466,7 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
             bare in _VERBS
             or _participle(bare)
             or (phrase and _verb_before_object(bare, words[index + 1 : index + 2]))
+            or (counted and _plural_subjects_verb(phrase, bare, words[index + 1 : index + 2]))
         ):
             if phrase:
                 break

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.answer_type import PREPOSITIONS, expect
 from agentcycle.agent.research.compose import compose
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import STOPWORDS, stem
@@ -88,9 +88,6 @@ def described_thing(question: str) -> Description | None:
     return None
 
 
-_PREPOSITIONS = {"for", "in", "of", "to", "with", "by", "from", "about", "on", "at"}
-
-
 def _ends_its_phrase(question: str, match: re.Match[str]) -> bool:
     """Whether the clause surely ends where the match does. A description that is a
     sentence's subject runs on into the main verb ("the node that runs after retrieval
@@ -101,9 +98,9 @@ def _ends_its_phrase(question: str, match: re.Match[str]) -> bool:
     after = question[match.end() :].lstrip()
     opening = question[: match.start()].rsplit(". ", 1)[-1].rsplit(",", 1)[-1].split()
     if after.startswith(","):
-        return bool(opening) and opening[-1].lower() in _PREPOSITIONS
+        return bool(opening) and opening[-1].lower() in PREPOSITIONS
     # an object: its sentence has a subject and verb before it
-    return bool(opening) and opening[0].lower() not in _PREPOSITIONS
+    return bool(opening) and opening[0].lower() not in PREPOSITIONS
 
 
 def resolve_described(
