@@ -159,12 +159,15 @@ def search_runs(query: str, k: int = 10, pack: str | None = None) -> list[dict[s
     if table is None:
         return []
     embed_missing()
-    table.checkout_latest()
     where = "vector IS NOT NULL" + (f" AND pack = {sql_quote(pack)}" if pack else "")
-    builder = table.search(embed_one(query), vector_column_name="vector") \
-        .distance_type("cosine").select([*CASE_COLUMNS, "_distance"]).limit(k) \
-        .where(where, prefilter=True)
-    rows = builder.to_arrow().to_pylist()
+    try:
+        table.checkout_latest()
+        builder = table.search(embed_one(query), vector_column_name="vector") \
+            .distance_type("cosine").select([*CASE_COLUMNS, "_distance"]).limit(k) \
+            .where(where, prefilter=True)
+        rows = builder.to_arrow().to_pylist()
+    except Exception as exc:
+        raise MemoryUnavailable(f"runs table cannot be searched: {_first_line(exc)}") from None
     for row in rows:
         row["similarity"] = 1.0 - float(row.pop("_distance"))
     return rows

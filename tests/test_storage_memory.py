@@ -117,3 +117,15 @@ def test_runs_are_embedded_by_the_first_search_and_only_once() -> None:
     assert runs.embed_missing() == 1
     rows = runs.session_runs("e1") + runs.session_runs("e2")
     assert sorted(r["run_id"] for r in rows) == ["e1/1", "e1/2", "e2/1"]  # none doubled
+
+
+def test_searching_a_damaged_runs_table_is_one_error(home: Path) -> None:
+    from agentcycle.cli.memory import echo_run_hits
+    from agentcycle.storage import runs
+
+    runs.append_runs([{"run_id": "d1/1", "session_id": "d1", "cycle": 1, "pack": "toy",
+                       "program": "refine", "outcome": "ok", "text": "refine ok"}])  # fmt: skip
+    for path in (home / "lancedb" / "runs.lance" / "data").glob("*"):
+        path.write_bytes(b"not a lance file")
+    with pytest.raises(UserError, match=r"^search runs: runs table cannot be"):
+        echo_run_hits("refine failed", k=3, as_json=False)

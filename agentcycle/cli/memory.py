@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 
 from agentcycle.agent.program.state import SessionState
-from agentcycle.storage.runs import search_runs
+from agentcycle.errors import UserError
+from agentcycle.storage.runs import MemoryUnavailable, search_runs
 from agentcycle.tasks.experience import retrieved
 
 RUNS_CORPUS = "runs"  # `agentcycle search runs "..."` searches past cycles, not a corpus
@@ -17,7 +18,10 @@ RUNS_CORPUS = "runs"  # `agentcycle search runs "..."` searches past cycles, not
 
 def echo_run_hits(query: str, k: int, as_json: bool) -> None:
     """Past cycles nearest to the query, with session, cycle, outcome and error."""
-    rows = search_runs(query, k=k)
+    try:
+        rows = search_runs(query, k=k)
+    except MemoryUnavailable as exc:
+        raise UserError(f"search runs: {exc}") from None
     if as_json:
         typer.echo(json.dumps(rows, indent=1, default=str))
         return
