@@ -1705,13 +1705,11 @@ def test_a_value_given_for_another_file_does_not_answer_for_the_named_one() -> N
         "| `tst_fetch.py` | 66 | fetch retries and timeouts |\n"
         "| `tst_parse.py` | 34 | HTML parsing |\n"
     )
-    evidence = [Evidence(chunk_id="t", file="dev.md", heading="Test files", text=table)]
-    vocabulary = Vocabulary.from_texts([table, "other words", "more other words"])
     unnamed = "How many tests does tst_fetch_retries.py contain?"
-    composed = compose(unnamed, evidence, vocabulary, expect(unnamed))
+    composed = _composed(table, unnamed, "Test files", "dev.md")
     assert composed is not None and composed.given_for_others
     named = "How many tests does tst_fetch.py contain?"
-    composed = compose(named, evidence, vocabulary, expect(named))
+    composed = _composed(table, named, "Test files", "dev.md")
     assert composed is not None and not composed.given_for_others and composed.direct == "66"
 
 
@@ -1722,13 +1720,11 @@ def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_
         "The `nightly_11_gpu` batch (310 runs, June) showed a crash rate of 4.2% against "
         "2.9% in `nightly_10_gpu`. The scheduler was then moved to the new queue."
     )
-    evidence = [Evidence(chunk_id="b", file="ops.md", heading="Batches", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
     unnamed = "What was the crash rate in the nightly_12_gpu batch?"
-    composed = compose(unnamed, evidence, vocabulary, expect(unnamed))
+    composed = _composed(text, unnamed, "Batches", "ops.md")
     assert composed is not None and composed.given_for_others
     named = "What was the crash rate in the nightly_11_gpu batch?"
-    composed = compose(named, evidence, vocabulary, expect(named))
+    composed = _composed(text, named, "Batches", "ops.md")
     assert composed is not None and not composed.given_for_others
 
 
@@ -1748,7 +1744,5 @@ def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_
 def test_a_focus_named_by_its_abbreviation_is_named(question: str, text: str) -> None:
     """ "regular expression" written regex, "correlation coefficient" written CC: the
     passage names what is asked, so the answer is not refused as a near-miss."""
-    evidence = [Evidence(chunk_id="a", file="dev.md", heading="Detector", text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(text, question, "Detector", "dev.md")
     assert composed is not None and composed.focus_missing == []

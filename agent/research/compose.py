@@ -300,6 +300,20 @@ def _family(name: str) -> str:
     return re.sub(r"\d+", "#", name)
 
 
+def _suffix(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _names_another(
+    asked: set[str], text: str, pattern: re.Pattern[str], kind: Callable[[str], str]
+) -> bool:
+    """The text names none of `asked` but another name of the same kind."""
+    if not asked or any(name in text.lower() for name in asked):
+        return False
+    kinds = {kind(name) for name in asked}
+    return any(kind(m.group(1).lower()) in kinds for m in pattern.finditer(text))
+
+
 def _about_another_file(question: str, expectation: Expectation, lead: Ranked) -> bool:
     """ "How many tests does tst_transport_surfaces.py contain?" answered from the row of
     `tst_transport.py`, "the phenix_sorry rate in the run_40_openai batch" from the
@@ -309,21 +323,12 @@ def _about_another_file(question: str, expectation: Expectation, lead: Ranked) -
     question asking for a file or a name may well be answered by another."""
     if expectation.kind in ("identifier", "name", "list") or lead.span is None:
         return False
-    text = lead.unit.text.lower()
-    asked = {m.group(1).lower() for m in _FILE_NAME.finditer(question)}
-    if asked and not any(name in text for name in asked):
-        suffixes = {name.rsplit(".", 1)[-1] for name in asked}
-        named = {m.group(1).lower() for m in _FILE_NAME.finditer(lead.unit.text)}
-        if any(name.rsplit(".", 1)[-1] in suffixes for name in named):
-            return True
-    members = {m.group(1).lower() for m in _NUMBERED_NAME.finditer(question)} - asked
-    for member in members:
-        if member in text:
-            continue
-        others = {m.group(1).lower() for m in _NUMBERED_NAME.finditer(lead.unit.text)}
-        if any(_family(o) == _family(member) for o in others):
-            return True
-    return False
+    text = lead.unit.text
+    files = {m.group(1).lower() for m in _FILE_NAME.finditer(question)}
+    if _names_another(files, text, _FILE_NAME, _suffix):
+        return True
+    members = {m.group(1).lower() for m in _NUMBERED_NAME.finditer(question)} - files
+    return any(_names_another({m}, text, _NUMBERED_NAME, _family) for m in members)
 
 
 def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tuple[Ranked, bool]:
