@@ -4,8 +4,9 @@ Why it is shaped like this:
 - Each sample is one task run, `concurrency` at a time on a thread pool (a flow
   parameter, so a run triggered from the Prefect UI can set it), so the UI shows every
   question; a progress bar on stderr counts finished samples and right answers. On
-  Dask, samples are sent a few at a time (`dask_batches`): each send costs Prefect
-  a serialised context, and the samples inside stay task runs of their own.
+  Dask, one long task per worker thread draws samples from a queue (`run_on_dask`):
+  each task sent costs Prefect a serialised context, and the samples inside stay task
+  runs of their own.
 - A sample that raises becomes a row with `error` set: one bad question must not throw
   away an hour of answered ones.
 - Each finished sample is appended to `eval_samples` at once (one small Parquet file),
@@ -25,11 +26,12 @@ in `evaluation/samples.py`, run bookkeeping in `evaluation/runs.py`, statistics 
 
 from __future__ import annotations
 
-import math
+import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_table_artifact
@@ -56,7 +58,7 @@ from agentcycle.flows.heartbeat import heartbeats_if_asked
 from agentcycle.prefect_events import EVALUATION_FAILED, EVALUATION_REGRESSED, evaluation_resource
 from agentcycle.scenarios import run_scenario
 from agentcycle.storage.corpora import corpus_with_files
-from agentcycle.tasks.evaluation import eval_batch, eval_sample, warm_up
+from agentcycle.tasks.evaluation import eval_sample, eval_worker, warm_up
 from agentcycle.tasks.research import version_key
 
 
@@ -106,6 +108,10 @@ def sample_runner(
         return ThreadPoolTaskRunner(max_workers=concurrency)
     from prefect_dask import DaskTaskRunner  # imports distributed: only when asked for
 
+    # Dask's own config logs every connection at INFO through the console Prefect set up:
+    # dozens of lines around the progress bar. Its warnings and errors still show.
+    logging.getLogger("distributed").setLevel(logging.WARNING)
+
     if dask_address:
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_kwargs={
@@ -114,33 +120,50 @@ def sample_runner(
     })  # fmt: skip
 
 
-def dask_batches(items: list[Any], slots: int) -> list[list[Any]]:
-    """The samples cut into Dask tasks, big first and single at the end.
+def run_on_dask(
+    items: list[dict[str, Any]], common: dict[str, Any], runner: TaskRunner, bar: tqdm
+) -> int:
+    """Run the samples on the Dask cluster: one `eval_worker` per worker thread, drawing
+    sample indices from a queue on the scheduler. Counts finished samples on `bar` and
+    returns how many were right.
 
-    Each task costs Prefect a serialised context, so tasks hold several samples (at
-    most 8, a few seconds); but a worker that draws the last big task keeps the others
-    idle until it ends. Guided self-scheduling has both: each task takes a quarter of
-    the remaining samples per worker thread, so sizes shrink to one sample as the suite
-    drains and the workers finish within about one sample of each other.
+    A worker that dies takes at most its sample in flight with it (`resume` reruns it);
+    a worker task that fails raises here once the others have finished.
     """
-    batches, start, slots = [], 0, max(1, slots)
-    while start < len(items):
-        size = max(1, min(8, math.ceil((len(items) - start) / (4 * slots))))
-        batches.append(items[start : start + size])
-        start += size
-    return batches
+    from distributed import Queue
 
-
-def submit_samples(todo: Todo, common: dict[str, Any], runner: TaskRunner) -> list[Any]:
-    """One `eval_sample` task per sample on threads; `dask_batches` on Dask."""
-    items = [{"sample": s, "key": k, "epoch": e} for s, k, e in todo]
-    if isinstance(runner, ThreadPoolTaskRunner):
-        return [runner.submit(eval_sample, {**item, **common}) for item in items]
-    slots = sum(runner.client.nthreads().values())
-    return [
-        runner.submit(eval_batch, {"first": b[0]["key"], "items": b, "common": common})
-        for b in dask_batches(items, slots)
-    ]
+    client = runner.client
+    name = uuid4().hex  # runs sharing a scheduler do not share queues
+    todo = Queue(f"eval-todo-{name}", client=client)  # sample indices, then stop signs
+    done = Queue(f"eval-done-{name}", client=client)  # one verdict per finished sample
+    slots = max(1, sum(client.nthreads().values()))
+    try:
+        for index in [*range(len(items)), *[-1] * slots]:  # a stop sign per worker
+            todo.put(index)
+        workers = [
+            runner.submit(eval_worker, {"slot": slot, "items": items, "common": common,
+                                        "queues": (todo.name, done.name)})
+            for slot in range(slots)
+        ]  # fmt: skip
+        right = 0
+        while bar.n < len(items):
+            try:
+                verdicts = [done.get(timeout=1)]
+            except TimeoutError:
+                if not all(worker.wrapped_future.done() for worker in workers):
+                    continue
+                verdicts = done.get(batch=True)  # what came in before the last one ended
+                if not verdicts:
+                    break
+            right += sum(verdicts)
+            bar.update(len(verdicts))
+            bar.set_postfix_str(f"{right}/{bar.n} correct", refresh=False)
+        for worker in workers:
+            worker.result()  # a worker task that failed raises its error
+        return right
+    finally:
+        todo.close()
+        done.close()
 
 
 def run_todo(
@@ -159,12 +182,15 @@ def run_todo(
                 warm_up(common["corpus"], common["corpus_version"])
             else:
                 runner.client.run(warm_up, common["corpus"], common["corpus_version"])
+        items = [{"sample": s, "key": k, "epoch": e} for s, k, e in todo]
+        if not isinstance(runner, ThreadPoolTaskRunner):
+            run_on_dask(items, common, runner, bar)
+            return
         right = 0
-        for future in as_completed(submit_samples(todo, common, runner)):
-            result = future.result()
-            rows = result if isinstance(result, list) else [result]
-            right += sum(bool(row["correct"]) for row in rows)
-            bar.update(len(rows))
+        futures = [runner.submit(eval_sample, {**item, **common}) for item in items]
+        for future in as_completed(futures):
+            right += bool(future.result()["correct"])
+            bar.update(1)
             bar.set_postfix_str(f"{right}/{bar.n} correct", refresh=False)
 
 

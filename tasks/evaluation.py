@@ -2,8 +2,8 @@
 
 Each sample is its own task run so the UI shows every question; its retrievals and LLM
 calls go through `PrefectTools`, whose tasks are cached on their inputs. The work itself
-is `evaluation.samples.evaluate_sample`, a plain function. On Dask, samples travel in
-small batches (`eval_batch`), each sample still its own task run inside.
+is `evaluation.samples.evaluate_sample`, a plain function. On Dask, one `eval_worker`
+task per worker thread draws samples from a queue, each sample still its own task run.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from prefect.cache_policies import NO_CACHE
 
 from agentcycle.evaluation.samples import Replay, evaluate_sample
 from agentcycle.evaluation.suites import QaSample, ScenarioSample, Suite
-from agentcycle.tasks.research import LocalTools, PrefectTools, corpus_vocabulary, prepare_vectors
+from agentcycle.storage.corpus_models import corpus_model
+from agentcycle.storage.embedding import DEFAULT_MODEL, get_model
+from agentcycle.tasks.research import LocalTools, PrefectTools, corpus_vocabulary
 
 
 def warm_up(corpus: str, version: str | None = None) -> None:
@@ -24,7 +26,9 @@ def warm_up(corpus: str, version: str | None = None) -> None:
     Dask worker) each carry the ~5 s model load, and the run's p95 latency with them.
     `version`: the one the run's samples search (read by the flow)."""
     corpus_vocabulary(corpus, version)
-    prepare_vectors(["warm up"])
+    # The models themselves, not a vector: one from the home's store needs no model.
+    for model in {DEFAULT_MODEL, corpus_model(corpus)}:  # comparing texts; searching
+        get_model(path=model.path)
 
 
 @task(name="eval-sample", task_run_name="eval-{key}", cache_policy=NO_CACHE)
@@ -56,16 +60,26 @@ def eval_sample(
     return evaluate_sample(suite, sample, key, epoch, run_id, tools, replay)
 
 
-@task(name="eval-batch", task_run_name="batch-{first}", cache_policy=NO_CACHE)
-def eval_batch(
-    first: str, items: list[dict[str, Any]], common: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """A few samples sent to a Dask worker as one task; each is its own `eval-sample`
-    task run there, so the UI still lists every question.
+@task(name="eval-worker", task_run_name="eval-worker-{slot}", cache_policy=NO_CACHE)
+def eval_worker(
+    slot: int, items: list[dict[str, Any]], common: dict[str, Any], queues: tuple[str, str]
+) -> int:
+    """Run the samples whose indices this worker draws from the run's `todo` queue, each
+    its own `eval-sample` task run, and report each verdict on the `done` queue; stop at a
+    negative index. Returns how many samples it ran.
 
-    Why: sending one task to a Dask worker costs Prefect ~70 ms of the flow process's
-    CPU (it serialises the whole settings context) and ~25 ms on the worker (which
-    rebuilds it and its API clients). Per sample, that is a fifth of a rules-only
-    sample's work, spent on the same cores as the work.
+    Why a long-lived task per worker thread rather than a task per sample or batch:
+    sending a task to a Dask worker costs Prefect ~60 ms of the flow process's CPU (it
+    serialises its whole settings context) and ~25 ms of the worker's, on the very cores
+    the samples need. Drawing an index costs one scheduler round trip (~1 ms), and the
+    workers stay busy until the last sample. `slot` only names the task run.
     """
-    return [eval_sample(**item, **common) for item in items]
+    from distributed import Queue  # only on Dask
+
+    todo, done = Queue(queues[0]), Queue(queues[1])
+    ran = 0
+    while (index := todo.get()) >= 0:
+        row = eval_sample(**items[index], **common)
+        done.put(bool(row["correct"]))
+        ran += 1
+    return ran

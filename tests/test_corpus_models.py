@@ -97,6 +97,26 @@ def test_another_dimension_follows_the_model_and_queries_use_it(
     assert again[0].text == text["text"]
 
 
+def test_warm_up_loads_both_models_even_when_every_vector_is_stored(
+    home: Path, model_folders: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An evaluation warms its workers before any sample's clock starts; a vector from
+    the home's store must not stand in for loading the models (each ~5 s)."""
+    from agentcycle.storage import embedding
+    from agentcycle.storage.vector_cache import save_vectors
+    from agentcycle.tasks.evaluation import warm_up
+    from agentcycle.tasks.research import prepare_vectors
+
+    model = prepare_corpus_model("warm", model_folders["copy"])
+    ingest("warm", [_docs(home / "docs")], model=model)
+    save_vectors(embedding.model_id(), {"warm up": embed(["warm up"])[0]})
+    monkeypatch.setattr(embedding, "_models", {})  # a fresh worker process
+    prepare_vectors(["warm up"])  # what warming did before: served from the store
+    warm_up("warm")
+    loaded = {path for _dtype, path in embedding._models}
+    assert loaded == {None, str(model_folders["copy"])}
+
+
 def test_reingest_keeps_the_corpus_model_without_the_flag(
     home: Path, model_folders: dict[str, Path]
 ) -> None:

@@ -61,16 +61,17 @@ def test_dask_workers_give_the_same_rows_as_threads(
             tasks = client.read_task_runs(
                 flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[run.id]))
             )
-            sample_runs = [
-                t for t in tasks if t.name.startswith("eval-") and t.state.is_completed()
-            ]
-            if len(sample_runs) >= len(SEED_IDS) or time.monotonic() > deadline:
+            done = [t for t in tasks if t.state.is_completed()]
+            workers = [t for t in done if t.name.startswith("eval-worker-")]
+            sample_runs = [t for t in done if t.name.startswith("eval-") and t not in workers]
+            if len(sample_runs) >= len(SEED_IDS) and len(workers) >= 2:
+                break
+            if time.monotonic() > deadline:
                 break
             time.sleep(1)
     assert sorted(t.name for t in sample_runs) == sorted(f"eval-{s}" for s in SEED_IDS)
-    # Samples travel to the workers in batches, each batch a task run of its own.
-    batches = [t for t in tasks if t.name.startswith("batch-")]
-    assert 1 <= len(batches) <= len(SEED_IDS)
+    # One long task per worker thread drew the samples from the run's queue.
+    assert sorted(t.name for t in workers) == ["eval-worker-0", "eval-worker-1"]
 
     from agentcycle.storage.query import run_query
 
@@ -78,21 +79,6 @@ def test_dask_workers_give_the_same_rows_as_threads(
         "SELECT workers, concurrency FROM eval_runs WHERE run_id = 'dask-workers'"
     ).to_pylist()
     assert settings == [{"workers": 2, "concurrency": 2}]
-
-
-def test_dask_batches_shrink_to_single_samples_at_the_tail() -> None:
-    from agentcycle.flows.evaluate import dask_batches
-
-    items = list(range(100))
-    batches = dask_batches(items, 2)
-    assert [i for b in batches for i in b] == items  # every sample once, in order
-    sizes = [len(b) for b in batches]
-    assert max(sizes) == 8  # a batch stays a few seconds
-    assert sizes == sorted(sizes, reverse=True)  # big first
-    assert sizes[-4:] == [1, 1, 1, 1]  # two single samples per worker thread at the end
-    assert len(batches) < len(items) / 3  # far fewer sends than samples
-    assert [len(b) for b in dask_batches(list(range(5)), 2)] == [1] * 5  # a small suite
-    assert sum(map(len, dask_batches(items, 0))) == 100  # no worker known yet: still valid
 
 
 def test_bad_dask_options_are_one_line_errors(suite_file: Path, tmp_path: Path) -> None:
