@@ -47,8 +47,12 @@ _MANNER = re.compile(
     r"^\s*(?:[\w,'’-]+\s+){0,6}?how (?:does|do|did|should|can|is|are|was|were|will|would)\b",
     re.IGNORECASE,
 )
+# "Is X …?", and after a leading phrase that asks nothing itself: "With the anthropic
+# provider, can the model …?", "Under the v2 rule, is that CC high enough …?"
 _YES_NO = re.compile(
-    r"^(is|are|does|do|did|can|could|should|will|would|was|were|has|have|must)\b", re.IGNORECASE
+    r"^(?:(?:(?!\b(?:what|which|how|who|whom|whose|why)\b)[^,?])+,\s+)?"
+    r"(is|are|does|do|did|can|could|should|will|would|was|were|has|have|must)\s",
+    re.IGNORECASE,
 )
 _IDENTIFIER_NOUNS = (
     r"function|method|class|file|files|flag|flags|parameter|variable|env var|field|node|"
