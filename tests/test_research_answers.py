@@ -161,6 +161,29 @@ def test_focus_names_what_is_asked_for() -> None:
     assert "overlap" in expect("What chunk overlap does the agent use when ingesting?").focus
 
 
+@pytest.mark.parametrize(
+    ("question", "left_out"),
+    [
+        # a quantity of what the subject does: no noun phrase is asked for
+        ("By how much must R-free rise within one cycle?", {"must", "rise", "free"}),
+        ("If I don't set it, how long will DocuChat wait on a chat call?", {"wait"}),
+        # the leading phrase of a yes/no question asks for nothing
+        ("When I inspect an old session, do I have to set the mode?", {"inspect", "old"}),
+        # the measure or place a value is given in, and words that rank or sort
+        ("Below what share of favored residues is a model concerning?", {"shar"}),
+        ("Which Coot menu opens the Ramachandran plot?", {"menu"}),
+        ("Which helper function handles string metrics?", {"help", "helper"}),
+        ("What error code does the validator raise?", {"code"}),
+        ("What is the longest user question DocuChat accepts?", {"longest"}),
+        ("What is the first stage of the ligand template?", {"first"}),
+    ],
+)
+def test_focus_leaves_out_words_the_evidence_need_not_repeat(
+    question: str, left_out: set[str]
+) -> None:
+    assert not left_out & set(expect(question).focus)
+
+
 def test_table_row_reads_the_column_the_question_names() -> None:
     row = "| `MAX_TOOL_CALLS` | 5 | Prevent infinite loops |"
     question = "What is the value of MAX_TOOL_CALLS?"

@@ -276,6 +276,22 @@ _KIND_NOUNS = {
     "length",  # passages give as "truncated at max_readme_chars (default: 5000)"
     "naming",  # "what is the naming pattern": ai_agent_NN.log
     "condition",  # "under what condition does Rule C fire": when …
+    # the measure a number is given in ("below what *share* of residues": < 90 %), and
+    # the place on a screen ("which Coot *menu*": Validate > …): passages give the value
+    "share",
+    "helper",  # "which helper function": _safe_float()
+    "code",  # "what error code": UNGROUNDED_CLAIM
+    "fraction",
+    "proportion",
+    "percentage",
+    "percent",
+    "ratio",
+    "menu",
+    "button",
+    "tab",
+    "panel",
+    "dialog",
+    "window",
 }
 _KIND_NOUNS |= {stem(word) for word in _KIND_NOUNS} | {"class", "phrase", "clas", "phras"}
 _FOCUS_STOP = STOPWORDS | {
@@ -300,6 +316,9 @@ _FOCUS_STOP = STOPWORDS | {
     "smallest",
     "highest",
     "lowest",
+    "longest",
+    "shortest",
+    "first",  # "the first stage of the template": lists number their items, seldom say so
 }
 # "which of those *three*": a count of the options, never what the evidence must name
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -479,6 +498,12 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
     return phrase
 
 
+_QUANTITY_WH = {"how many", "how much", "how long"}
+_AUXILIARIES = {
+    "will", "would", "does", "do", "did", "must", "should", "can", "could", "may", "is", "are"
+}  # fmt: skip
+
+
 def _focus(clause: str) -> list[str]:
     """Subject words of the noun phrase the wh-word asks about ("the default *port*").
 
@@ -490,6 +515,8 @@ def _focus(clause: str) -> list[str]:
     if not match:
         return []
     words = re.split(r"\s+", asking[match.end() :].strip())
+    if match.group(0).lower() in _QUANTITY_WH and words[0].lower() in _AUXILIARIES:
+        return []  # "how long will DocuChat wait": a quantity of what its subject does
     phrase = _phrase_after(words, counted=match.group(0).lower() in ("how many", "how much"))
     terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
     if not terms:
@@ -600,9 +627,10 @@ def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
     asks_default = unset or bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
+    yes_no = _YES_NO.match(clause)
+    if yes_no:  # "When I inspect X, do I …?": the leading phrase asks for nothing
+        return "yes_no", _focus(clause[yes_no.start(1) :]), asks_default
     focus = _focus(clause)
-    if _YES_NO.match(clause):
-        return "yes_no", focus, asks_default
     if _MANNER.search(clause):
         return "manner", focus, asks_default
     if _LIST_Q.search(clause):
