@@ -11,11 +11,12 @@ share, so it would measure cache luck rather than scaling.
 For 1 and 2 workers: start a `LocalCluster` (one thread per worker), warm it with a
 small run (every worker loads torch, the embedding model and the corpus once, ~8 s,
 which a long-lived cluster pays once), then time the whole suite sent to that
-scheduler with Prefect's retrieval cache refreshed, so every search really runs, and
-the home's stored sentence vectors cleared, so each run embeds what it reads once, its
-workers sharing what they embed (`storage.vector_cache`). Each size is timed
-`--repeat` times and its best run counts: single runs on a shared 2-core VM move by
-±10 % with what the neighbours do, and the least disturbed run is what the code costs.
+scheduler with the home's stored sentence vectors cleared, so each run embeds what it
+reads once, its workers sharing what they embed (`storage.vector_cache`). A sample's
+searches are plain calls inside its task run, so no search is served from a cache.
+Each size is timed `--repeat` times and its best run counts: single runs on a shared
+2-core VM move by ±10 % with what the neighbours do, and the least disturbed run is what
+the code costs.
 All four runs happen in this one process, so the ratio compares like with like.
 Target: `speed-up: >= 1.80x with 2 workers`.
 
@@ -67,9 +68,8 @@ def timed_on_cluster(
     from agentcycle.storage.vector_cache import clear_vectors
     from agentcycle.tasks.research import forget_vectors, vector_counts
 
-    env = {**ONE_THREAD_ENV, "PREFECT_TASKS_REFRESH_CACHE": "true"}  # every search runs
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, env=env) as cluster:  # fmt: skip
+                      dashboard_address=None, env=ONE_THREAD_ENV) as cluster:  # fmt: skip
         # The flow warms every worker (model, vocabulary) before its samples; this run
         # also imports the flow's code there, so the timed run pays neither.
         run_evaluate(warm, dask_address=cluster.scheduler_address, corpus=corpus, report=False)

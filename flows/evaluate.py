@@ -17,7 +17,8 @@ Why it is shaped like this:
   per-type accuracy, standard errors, latency percentiles, suite hash, code version
   and settings are real columns (lists of structs where there are several), so DuckDB
   can filter and group on them without parsing JSON.
-- Retrievals and LLM calls go through `PrefectTools`, whose tasks are cached on inputs.
+- LLM calls go through `PrefectTools`, whose tasks are cached on inputs; a sample's
+  searches run inside its task run (a task run per search costs more than the search).
 
 The pieces live where they belong: the task in `tasks/evaluation.py`, one sample's work
 in `evaluation/samples.py`, run bookkeeping in `evaluation/runs.py`, statistics in

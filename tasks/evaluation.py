@@ -1,7 +1,8 @@
 """The Prefect tasks of the `evaluate` flow: one sample as one task run.
 
-Each sample is its own task run so the UI shows every question; its retrievals and LLM
-calls go through `PrefectTools`, whose tasks are cached on their inputs. The work itself
+Each sample is its own task run so the UI shows every question; its LLM calls go through
+`PrefectTools`, whose tasks are cached on their inputs, and its searches run inside it
+(a task run per search costs more than the search). The work itself
 is `evaluation.samples.evaluate_sample`, a plain function. On Dask, one `eval_worker`
 task per worker thread draws samples from a queue, each sample still its own task run.
 """
@@ -43,7 +44,7 @@ def eval_sample(
     replay: Replay | None = None,
     corpus_version: str | None = None,
 ) -> dict[str, Any]:
-    """One sample as a task run; its retrievals and LLM calls are cached task runs.
+    """One sample as a task run; its LLM calls are cached task runs, its searches plain.
 
     `corpus_version`: the version the whole run searches (read once by the flow)."""
 
@@ -55,6 +56,7 @@ def eval_sample(
             settings["base_url"],
             session_id=f"{run_id}/{key}",  # its `retrievals` rows name the run and sample
             corpus_version=corpus_version,
+            retrieval_tasks=False,  # the sample is the task run; see PrefectTools
         )
 
     return evaluate_sample(suite, sample, key, epoch, run_id, tools, replay)

@@ -425,11 +425,22 @@ class PrefectTools(LocalTools):
         session_id: str = "",
         refresh_cache: bool = False,
         corpus_version: str | None = None,
+        retrieval_tasks: bool = True,
     ):
         """`corpus_version` pins the version searched (an evaluation run reads it once for
-        all its samples); by default it is read now, so a missing corpus fails at once."""
+        all its samples); by default it is read now, so a missing corpus fails at once.
+
+        `retrieval_tasks=False` runs the searches as plain calls inside the caller's own
+        task run. An evaluation sample is one: as a task run of its own, each of its 3-4
+        searches cost ~60 ms of the worker's CPU (hashing inputs, pickling and writing the
+        result) and the server's for its events, more than the ~25 ms search it caches
+        (a rules-only suite of 100 questions: 41 s → 35 s of worker CPU)."""
         llm = make_provider(provider, model, base_url, timeout_s)
-        self.retrieve, self.retrieve_many = _retrieval_tasks(refresh_cache)
+        self.retrieve, self.retrieve_many = (
+            _retrieval_tasks(refresh_cache)
+            if retrieval_tasks
+            else (retrieve_task.fn, retrieve_many_task.fn)
+        )
         self.corpus_version = corpus_version or version_key(corpus)
         if llm.enabled:
             described = llm.settings.describe()

@@ -72,6 +72,8 @@ def test_dask_workers_give_the_same_rows_as_threads(
     assert sorted(t.name for t in sample_runs) == sorted(f"eval-{s}" for s in SEED_IDS)
     # One long task per worker thread drew the samples from the run's queue.
     assert sorted(t.name for t in workers) == ["eval-worker-0", "eval-worker-1"]
+    # A sample's searches ran inside its own task run, not as task runs of their own.
+    assert not [t for t in tasks if t.name.startswith("retrieve")]
 
     from agentcycle.storage.query import run_query
 
