@@ -123,10 +123,9 @@ def sample_runner(
 
 def run_on_dask(
     items: list[dict[str, Any]], common: dict[str, Any], runner: TaskRunner, bar: tqdm
-) -> int:
+) -> None:
     """Run the samples on the Dask cluster: one `eval_worker` per worker thread, drawing
-    sample indices from a queue on the scheduler. Counts finished samples on `bar` and
-    returns how many were right.
+    sample indices from a queue on the scheduler; finished samples are counted on `bar`.
 
     A worker that dies takes at most its sample in flight with it (`resume` reruns it);
     a worker task that fails raises here once the others have finished.
@@ -146,8 +145,8 @@ def run_on_dask(
                                         "queues": (todo.name, done.name)})
             for slot in range(slots)
         ]  # fmt: skip
-        right = 0
-        while bar.n < len(items):
+        finished = right = 0  # not bar.n: a disabled bar counts nothing
+        while finished < len(items):
             try:
                 verdicts = [done.get(timeout=1)]
             except TimeoutError:
@@ -156,12 +155,11 @@ def run_on_dask(
                 verdicts = done.get(batch=True)  # what came in before the last one ended
                 if not verdicts:
                     break
-            right += sum(verdicts)
+            finished, right = finished + len(verdicts), right + sum(verdicts)
             bar.update(len(verdicts))
-            bar.set_postfix_str(f"{right}/{bar.n} correct", refresh=False)
+            bar.set_postfix_str(f"{right}/{finished} correct", refresh=False)
         for worker in workers:
             worker.result()  # a worker task that failed raises its error
-        return right
     finally:
         todo.close()
         done.close()

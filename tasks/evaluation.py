@@ -2,9 +2,9 @@
 
 Each sample is its own task run so the UI shows every question; its LLM calls go through
 `PrefectTools`, whose tasks are cached on their inputs, and its searches run inside it
-(a task run per search costs more than the search). The work itself
-is `evaluation.samples.evaluate_sample`, a plain function. On Dask, one `eval_worker`
-task per worker thread draws samples from a queue, each sample still its own task run.
+(a task run per search costs more than the search). The work itself is
+`evaluation.samples.evaluate_sample`, a plain function. On Dask, one `eval_worker` task
+per worker thread draws samples from a queue, each sample still its own task run.
 """
 
 from __future__ import annotations
