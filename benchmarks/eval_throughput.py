@@ -8,15 +8,14 @@ corpus. A warm-up pass loads the embedding model and fills the in-process caches
 - **Prefect overhead per sample, first run.** The same work twice: `evaluate_sample`
   called in a loop with plain storage tools (answer, score, one Parquet row per sample;
   every search runs and is logged; then `record_run`: the run's files merged, its
-  summary and `eval_runs` row, as the flow does), and the `evaluate` flow at concurrency 1 with
-  Prefect's task cache refreshed, so its searches run and are logged too. The
-  difference, per sample, is what Prefect adds: a task run per sample and per step's
-  searches, state events (the local server records them on the same two cores),
-  result persistence, the flow's own start and end. Each is run `--repeats` times,
+  summary and `eval_runs` row, as the flow does), and the `evaluate` flow at concurrency 1
+  (a sample's searches run inside its task run, so they run and are logged too). The
+  difference, per sample, is what Prefect adds: a task run per sample, its state
+  events (the local server records them on the same two cores), the flow's own start
+  and end. Each is run `--repeats` times,
   alternating, and the fastest of each is kept: the run least disturbed by the machine.
-- **Rerun.** The flow at concurrency 1 and 2 with the retrieval cache warm, as a
-  nightly rerun of an unchanged suite and corpus sees it; its overhead against the
-  plain loop is negative when cached searches save more than the orchestration costs.
+- **Rerun.** The flow at concurrency 1 and 2 again, as a nightly rerun of an unchanged
+  suite and corpus sees it (its sentence vectors already stored).
   (Target: <= 30 ms per sample.)
 
 Uses the current AGENTCYCLE_HOME (else ./.agentcycle).
