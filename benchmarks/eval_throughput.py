@@ -12,8 +12,8 @@ corpus. A warm-up pass loads the embedding model and fills the in-process caches
   (a sample's searches run inside its task run, so they run and are logged too). The
   difference, per sample, is what Prefect adds: a task run per sample, its state
   events (the local server records them on the same two cores), the flow's own start
-  and end. Each is run `--repeats` times,
-  alternating, and the fastest of each is kept: the run least disturbed by the machine.
+  and end. Each is run `--repeats` times, alternating, and the fastest of each is kept:
+  the run least disturbed by the machine.
 - **Rerun.** The flow at concurrency 1 and 2 again, as a nightly rerun of an unchanged
   suite and corpus sees it (its sentence vectors already stored).
   (Target: <= 30 ms per sample.)
@@ -76,16 +76,11 @@ def direct_seconds(suite_path: Path, corpus: str) -> float:
     return time.perf_counter() - started
 
 
-def flow_seconds(
-    suite_path: Path, corpus: str, concurrency: int, refresh_cache: bool = False
-) -> tuple[float, dict]:
-    from prefect.settings import PREFECT_TASKS_REFRESH_CACHE, temporary_settings
-
+def flow_seconds(suite_path: Path, corpus: str, concurrency: int) -> tuple[float, dict]:
     from agentcycle.flows.evaluate import run_evaluate
 
-    with temporary_settings({PREFECT_TASKS_REFRESH_CACHE: refresh_cache}):
-        started = time.perf_counter()
-        summary = run_evaluate(suite_path, concurrency=concurrency, corpus=corpus, report=False)
+    started = time.perf_counter()
+    summary = run_evaluate(suite_path, concurrency=concurrency, corpus=corpus, report=False)
     return time.perf_counter() - started, summary
 
 
@@ -113,7 +108,7 @@ def main() -> int:
         base, cold = [], []
         for _ in range(max(1, args.repeats)):
             base.append(direct_seconds(suite_path, args.corpus))
-            cold.append(flow_seconds(suite_path, args.corpus, 1, refresh_cache=True)[0])
+            cold.append(flow_seconds(suite_path, args.corpus, 1)[0])
         one, summary = flow_seconds(suite_path, args.corpus, 1)
         two, _ = flow_seconds(suite_path, args.corpus, 2)
     print(f"{n} questions, rules-only, accuracy {summary['accuracy']:.1%}")
@@ -121,11 +116,11 @@ def main() -> int:
     per_sample = lambda seconds: (seconds - min(base)) / n * 1000  # noqa: E731
     print(f"plain calls, no Prefect (best of {len(base)}):       {rate(min(base))}")
     print(f"evaluate, first run (best of {len(cold)}):           {rate(min(cold))}")
-    print(f"evaluate, rerun (warm cache), concurrency 1: {rate(one)}")
-    print(f"evaluate, rerun (warm cache), concurrency 2: {rate(two)}")
+    print(f"evaluate, rerun, concurrency 1:              {rate(one)}")
+    print(f"evaluate, rerun, concurrency 2:              {rate(two)}")
     print("Prefect overhead per sample (target <= 30 ms):")
-    print(f"  first run, every search executed and cached: {per_sample(min(cold)):+6.1f} ms")
-    print(f"  rerun, searches served from Prefect's cache: {per_sample(one):+6.1f} ms")
+    print(f"  first run (best of {len(cold)}): {per_sample(min(cold)):+6.1f} ms")
+    print(f"  rerun, concurrency 1:  {per_sample(one):+6.1f} ms")
     return 0
 
 

@@ -1723,6 +1723,18 @@ def test_a_scale_in_parentheses_is_not_the_value_a_score_must_reach() -> None:
     ) == "0-1"
 
 
+def _given_for_others_only(
+    text: str, unnamed: str, named: str, heading: str, file: str
+) -> Composition:
+    """The composition for `named` after checking that the passage's value counts as
+    another's for `unnamed` (which it never names) and as the asked one's for `named`."""
+    composed = _composed(text, unnamed, heading, file)
+    assert composed is not None and composed.given_for_others
+    composed = _composed(text, named, heading, file)
+    assert composed is not None and not composed.given_for_others
+    return composed
+
+
 def test_a_value_given_for_another_file_does_not_answer_for_the_named_one() -> None:
     """ "How many tests does tst_fetch_retries.py contain?": the table counts the tests of
     other files only; the nearest row (`tst_fetch.py`) is not the file asked about."""
@@ -1732,11 +1744,8 @@ def test_a_value_given_for_another_file_does_not_answer_for_the_named_one() -> N
         "| `tst_parse.py` | 34 | HTML parsing |\n"
     )
     unnamed = "How many tests does tst_fetch_retries.py contain?"
-    composed = _composed(table, unnamed, "Test files", "dev.md")
-    assert composed is not None and composed.given_for_others
     named = "How many tests does tst_fetch.py contain?"
-    composed = _composed(table, named, "Test files", "dev.md")
-    assert composed is not None and not composed.given_for_others and composed.direct == "66"
+    assert _given_for_others_only(table, unnamed, named, "Test files", "dev.md").direct == "66"
 
 
 def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_one() -> None:
@@ -1747,11 +1756,8 @@ def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_
         "2.9% in `nightly_10_gpu`. The scheduler was then moved to the new queue."
     )
     unnamed = "What was the crash rate in the nightly_12_gpu batch?"
-    composed = _composed(text, unnamed, "Batches", "ops.md")
-    assert composed is not None and composed.given_for_others
     named = "What was the crash rate in the nightly_11_gpu batch?"
-    composed = _composed(text, named, "Batches", "ops.md")
-    assert composed is not None and not composed.given_for_others
+    _given_for_others_only(text, unnamed, named, "Batches", "ops.md")
 
 
 @pytest.mark.parametrize(
