@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import uuid4
 
 from prefect import flow, get_run_logger
@@ -62,6 +64,9 @@ from agentcycle.storage.corpora import corpus_with_files
 from agentcycle.tasks.evaluation import eval_sample, eval_worker, warm_up
 from agentcycle.tasks.research import version_key
 
+if TYPE_CHECKING:
+    from distributed import Queue
+
 
 def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any] | None:
     """Emit Prefect events an automation can act on: `agentcycle.evaluation.failed` when
@@ -87,6 +92,7 @@ def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any]
 
 # A Dask worker process runs one sample at a time: torch, BLAS and the tokenizer get one
 # thread each, so two workers on two cores do not oversubscribe them.
+POLL_SECONDS = 0.1  # how often the flow reads finished samples from a Dask queue
 ONE_THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -130,7 +136,7 @@ def run_on_dask(
     A worker that dies takes at most its sample in flight with it (`resume` reruns it);
     a worker task that fails raises here once the others have finished.
     """
-    from distributed import Queue
+    from distributed import Queue  # only on Dask
 
     client = runner.client
     name = uuid4().hex  # runs sharing a scheduler do not share queues
@@ -145,24 +151,41 @@ def run_on_dask(
                                         "queues": (todo.name, done.name)})
             for slot in range(slots)
         ]  # fmt: skip
-        finished = right = 0  # not bar.n: a disabled bar counts nothing
-        while finished < len(items):
-            try:
-                verdicts = [done.get(timeout=1)]
-            except TimeoutError:
-                if not all(worker.wrapped_future.done() for worker in workers):
-                    continue
-                verdicts = done.get(batch=True)  # what came in before the last one ended
-                if not verdicts:
-                    break
-            finished, right = finished + len(verdicts), right + sum(verdicts)
-            bar.update(len(verdicts))
-            bar.set_postfix_str(f"{right}/{finished} correct", refresh=False)
+
+        def ended() -> bool:
+            return all(worker.wrapped_future.done() for worker in workers)
+
+        follow_verdicts(done, len(items), ended, bar)
         for worker in workers:
             worker.result()  # a worker task that failed raises its error
     finally:
         todo.close()
         done.close()
+
+
+def follow_verdicts(done: Queue, total: int, ended: Callable[[], bool], bar: tqdm) -> int:
+    """Count the verdicts that arrive on `done` on `bar` until `total` have come or
+    every worker has `ended`; returns how many came.
+
+    Why polling rather than `done.get(timeout=…)`: a read that times out raises on the
+    scheduler, which logs it as an ERROR with a traceback ("Exception while handling op
+    queue_get") on the user's terminal whenever no sample finishes within the timeout,
+    as while fresh workers import their code. A batch read never waits; ten empty
+    reads a second cost the scheduler nothing the samples would notice.
+    """
+    finished = right = 0  # not bar.n: a disabled bar counts nothing
+    while finished < total:
+        over = ended()  # asked before reading: no verdict is put after the last worker ends
+        verdicts = done.get(batch=True)
+        if not verdicts:
+            if over:
+                break
+            time.sleep(POLL_SECONDS)
+            continue
+        finished, right = finished + len(verdicts), right + sum(verdicts)
+        bar.update(len(verdicts))
+        bar.set_postfix_str(f"{right}/{finished} correct", refresh=False)
+    return finished
 
 
 def run_todo(

@@ -101,3 +101,44 @@ def test_bad_dask_options_are_one_line_errors(suite_file: Path, tmp_path: Path) 
         assert done.returncode == 2, done.stderr
         assert message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "h" / "datasets").exists()
+
+
+def _slow_then_two_verdicts(queue_name: str) -> None:
+    """A worker whose first sample takes longer than a second (fresh imports), then two."""
+    from distributed import Queue
+
+    done = Queue(queue_name)
+    time.sleep(1.5)
+    done.put(True)
+    done.put(False)
+
+
+def test_following_a_slow_worker_logs_no_scheduler_error() -> None:
+    """The flow follows finished samples without a read that times out on the scheduler
+    (logged there as an ERROR traceback), and stops when the workers end one short."""
+    import logging
+
+    from distributed import Client, LocalCluster, Queue
+    from tqdm import tqdm
+
+    from agentcycle.flows.evaluate import follow_verdicts
+
+    errors: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = errors.append  # type: ignore[method-assign]
+    scheduler_log = logging.getLogger("distributed.core")
+    scheduler_log.addHandler(handler)
+    try:
+        with (
+            LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                         dashboard_address=None) as cluster,  # fmt: skip
+            Client(cluster) as client,
+            tqdm(total=3, disable=True) as bar,
+        ):
+            done = Queue("follow-test", client=client)
+            worker = client.submit(_slow_then_two_verdicts, "follow-test")
+            came = follow_verdicts(done, 3, worker.done, bar)
+    finally:
+        scheduler_log.removeHandler(handler)
+    assert came == 2  # the third never comes: following ends with the worker, not hangs
+    assert [r.getMessage() for r in errors] == []
