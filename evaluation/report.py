@@ -125,7 +125,7 @@ def report_html(
 <h1>Evaluation of {esc(suite)}</h1>
 <p>Run <code>{esc(run_id)}</code>: {summary["samples"]} samples,
 <b id="accuracy">accuracy {summary["accuracy"]:.1%} ± {summary["se"]:.1%}</b>;
-grounded {"-" if rate is None else f"{rate:.0%}"}; errors {summary["errors"]};
+gold source cited {"-" if rate is None else f"{rate:.0%}"}; errors {summary["errors"]};
 latency p50 {summary["latency_p50"]:.2f} s, p95 {summary["latency_p95"]:.2f} s;
 {summary["calls_per_question"]:.1f} calls per question.</p>
 <h2>Accuracy by type</h2>
@@ -167,7 +167,8 @@ def summary_text(suite: str, run_id: str, summary: dict[str, Any]) -> str:
     )
     rate = summary["grounding_rate"]
     lines.append(
-        f"grounded {'-' if rate is None else f'{rate:.0%}'} · errors {summary['errors']} · "
+        f"gold source cited {'-' if rate is None else f'{rate:.0%}'} · "
+        f"errors {summary['errors']} · "
         f"latency p50 {summary['latency_p50']:.2f} s p95 {summary['latency_p95']:.2f} s · "
         f"calls/question {summary['calls_per_question']:.1f}"
     )

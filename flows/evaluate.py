@@ -200,10 +200,12 @@ def run_todo(
         tqdm(total=len(todo), unit="sample", disable=not progress, file=sys.stderr) as bar,
     ):
         if common["suite"].kind == "qa":  # where the samples run, before any is timed
+            bar.set_description_str("loading models")  # fresh workers: ~10 s at 0 %
             if isinstance(runner, ThreadPoolTaskRunner):
                 warm_up(common["corpus"], common["corpus_version"])
             else:
                 runner.client.run(warm_up, common["corpus"], common["corpus_version"])
+            bar.set_description_str("")
         items = [{"sample": s, "key": k, "epoch": e} for s, k, e in todo]
         if not isinstance(runner, ThreadPoolTaskRunner):
             run_on_dask(items, common, runner, bar)
