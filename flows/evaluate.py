@@ -93,11 +93,17 @@ def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any]
 # A Dask worker process runs one sample at a time: torch, BLAS and the tokenizer get one
 # thread each, so two workers on two cores do not oversubscribe them.
 POLL_SECONDS = 0.1  # how often the flow reads finished samples from a Dask queue
-ONE_THREAD_ENV = {
+# The environment of a local cluster's worker processes: torch, BLAS and the tokenizer
+# held to one thread each, so two workers do not oversubscribe the cores; and a console
+# that prints warnings only: each sample's "Finished in state Completed()" line would
+# tear the progress bar (the flow's own console hides them too) and costs the worker a
+# Rich rendering per task run. The Prefect UI still receives every line.
+WORKER_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "TOKENIZERS_PARALLELISM": "false",
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
 }
 
 
@@ -123,7 +129,7 @@ def sample_runner(
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_kwargs={
         "n_workers": workers, "threads_per_worker": 1, "processes": True,
-        "dashboard_address": None, "env": ONE_THREAD_ENV,
+        "dashboard_address": None, "env": WORKER_ENV,
     })  # fmt: skip
 
 

@@ -37,16 +37,29 @@ def _verdicts(run_id: str) -> dict[str, tuple]:
 
 @pytest.mark.slow
 def test_dask_workers_give_the_same_rows_as_threads(
-    suite_file: Path, prefect_api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    suite_file: Path,
+    prefect_api: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, FlowRunFilterName
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterId,
+        FlowRunFilterName,
+        LogFilter,
+        LogFilterTaskRunId,
+    )
 
     from agentcycle.flows.evaluate import run_evaluate
 
     monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
     threads = run_evaluate(suite_file, concurrency=1, report=False, run_id="dask-threads")
+    capfd.readouterr()
     dask = run_evaluate(suite_file, workers=2, report=False, run_id="dask-workers")
+    # The workers' consoles print no line per task run (it would tear the progress bar)
+    assert "Task run 'eval-" not in capfd.readouterr().err
 
     assert dask["samples"] == threads["samples"] == len(SEED_IDS)
     assert dask["errors"] == 0
@@ -74,6 +87,15 @@ def test_dask_workers_give_the_same_rows_as_threads(
     assert sorted(t.name for t in workers) == ["eval-worker-0", "eval-worker-1"]
     # A sample's searches ran inside its own task run, not as task runs of their own.
     assert not [t for t in tasks if t.name.startswith("retrieve")]
+    # … while the Prefect UI still gets every task run's log lines.
+    wanted, logged = {t.id for t in sample_runs}, set()
+    deadline = time.monotonic() + 30  # workers send their log lines in batches
+    with get_client(sync_client=True) as client:
+        while logged != wanted and time.monotonic() < deadline:
+            logs = client.read_logs(LogFilter(task_run_id=LogFilterTaskRunId(any_=list(wanted))))
+            logged = {log.task_run_id for log in logs}
+            time.sleep(0.5)
+    assert logged == wanted
 
     from agentcycle.storage.query import run_query
 
