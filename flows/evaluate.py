@@ -92,6 +92,10 @@ def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any]
 
 # A Dask worker process runs one sample at a time: torch, BLAS and the tokenizer get one
 # thread each, so two workers on two cores do not oversubscribe them.
+# The scheduler's HTTP server (health, metrics; the dashboard with bokeh): "None" means
+# Dask's fixed port 8787, which a second run at the same time finds taken and warns
+# about; a free loopback port each keeps runs apart and the server off the network.
+LOOPBACK_ANY_PORT = "127.0.0.1:0"
 POLL_SECONDS = 0.1  # how often the flow reads finished samples from a Dask queue
 # The environment of a local cluster's worker processes: torch, BLAS and the tokenizer
 # held to one thread each, so two workers do not oversubscribe the cores; and a console
@@ -129,7 +133,7 @@ def sample_runner(
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_kwargs={
         "n_workers": workers, "threads_per_worker": 1, "processes": True,
-        "dashboard_address": None, "env": WORKER_ENV,
+        "dashboard_address": LOOPBACK_ANY_PORT, "env": WORKER_ENV,
     })  # fmt: skip
 
 

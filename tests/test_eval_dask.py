@@ -164,3 +164,31 @@ def test_following_a_slow_worker_logs_no_scheduler_error() -> None:
         scheduler_log.removeHandler(handler)
     assert came == 2  # the third never comes: following ends with the worker, not hangs
     assert [r.getMessage() for r in errors] == []
+
+
+def test_two_local_clusters_at_once_share_no_port() -> None:
+    """Two evaluations on local clusters at once (two terminals, a nightly run beside a
+    person's): each scheduler's HTTP server takes a free loopback port, so neither warns
+    that Dask's fixed port 8787 is taken."""
+    import warnings
+
+    import psutil
+
+    from agentcycle.flows.evaluate import sample_runner
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with (
+            sample_runner(concurrency=1, workers=1, dask_address=None) as first,
+            sample_runner(concurrency=1, workers=1, dask_address=None) as second,
+        ):
+            assert first.client.nthreads() and second.client.nthreads()  # both are up
+            processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
+            listening = [
+                c.laddr
+                for p in processes
+                for c in p.net_connections("tcp")
+                if c.status == "LISTEN"
+            ]
+    assert not [str(w.message) for w in caught if "already in use" in str(w.message)]
+    assert listening and all(address.ip == "127.0.0.1" for address in listening), listening
