@@ -732,6 +732,15 @@ def test_a_version_token_names_the_release_asked_for() -> None:
     assert composed is not None and composed.direct == "v41" and not composed.focus_missing
 
 
+def test_a_version_asked_after_a_preposition_is_a_version_token() -> None:
+    """ "In which version was X raised?" asks for a release like "which version" does:
+    the check's counts, numbers beside the question's words, are not one."""
+    text = "The same-page check stops the crawl after 5 visits (raised from 3 in v12.3)."
+    question = "The same-page check used to stop after 3 visits. In which version was that raised?"
+    composed = _composed(text, question, "Checks")
+    assert composed is not None and composed.direct == "v12.3"
+
+
 def test_the_state_before_the_asked_version_is_not_its_answer() -> None:
     text = (
         "Before v9, the page limit lived in `crawl/fetch.py` and `crawl/cli.py`. "

@@ -75,7 +75,9 @@ def shaped_parts(text: str, shape: Shape) -> list[str]:
 
 # "what protocol/schema/API version": a numbered format, whose versions may be plain
 # integers; a release ("which version of the agent") is a version token
-_QUALIFIED_VERSION = re.compile(r"\s*(?:which|what)\s+(?!the\b|a\b)[a-z][\w-]*\s+version\b", re.I)
+# "In which version was X raised?", "since what release": a preposition may lead
+_ASKS_WHICH = r"\s*(?:(?:in|since|from|by|until|before|after|as of)\s+)?(?:which|what)\b"
+_QUALIFIED_VERSION = re.compile(rf"{_ASKS_WHICH}\s+(?!the\b|a\b)[a-z][\w-]*\s+version\b", re.I)
 
 
 def _qualified_version(text: str) -> bool:
@@ -114,7 +116,7 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _DATE.fullmatch
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
-    if head in {"version", "releas"} and re.match(r"\s*(?:which|what)\b", clause, re.I):
+    if head in {"version", "releas"} and re.match(_ASKS_WHICH, clause, re.I):
         if _QUALIFIED_VERSION.match(clause):  # "what protocol version": 3 is one
             return _qualified_version
         return VERSION_TOKEN.fullmatch  # "which release": v38, not the 4 of "Phase 4"
