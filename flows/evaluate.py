@@ -90,8 +90,6 @@ def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any]
     return comparison
 
 
-# A Dask worker process runs one sample at a time: torch, BLAS and the tokenizer get one
-# thread each, so two workers on two cores do not oversubscribe them.
 # The scheduler's HTTP server (health, metrics; the dashboard with bokeh): "None" means
 # Dask's fixed port 8787, which a second run at the same time finds taken and warns
 # about; a free loopback port each keeps runs apart and the server off the network.
