@@ -18,7 +18,9 @@ Each size is timed `--repeat` times and its best run counts: single runs on a sh
 2-core VM move by ±10 % with what the neighbours do, and the least disturbed run is what
 the code costs.
 All four runs happen in this one process, so the ratio compares like with like.
-Target: `speed-up: >= 1.80x with 2 workers`.
+Target: `speed-up: >= 1.80x with 2 workers`. For the best run of each size it prints
+where the core-seconds went: the workers, this process (the flow and the local
+cluster's scheduler), the Prefect server, and idle cores.
 
 Then the ceiling: the embedding alone (about half of a worker's CPU), the same
 corpus sentences encoded by 1 and by 2 plain processes of one thread each, no Prefect,
@@ -57,11 +59,42 @@ def distinct_suite(question_set: Path, n: int, folder: Path) -> Path:
     return path
 
 
+def cpu_split() -> dict[str, float]:
+    """CPU seconds so far of the Dask workers (this process's children), of this process
+    (the flow and the local cluster's scheduler), of the Prefect server's process group,
+    and the machine's idle core-seconds: where a run's core-seconds go."""
+    import psutil
+
+    from agentcycle.server import server_status
+
+    def used(process: psutil.Process) -> float:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:  # ended meanwhile
+            return 0.0
+        return times.user + times.system
+
+    info = server_status()
+    server: list[psutil.Process] = []
+    if info is not None and psutil.pid_exists(info.pid):
+        leader = psutil.Process(info.pid)
+        server = [leader, *leader.children(recursive=True)]
+    own = psutil.Process()
+    skip = {p.pid for p in server}
+    children = [p for p in own.children(recursive=True) if p.pid not in skip]
+    return {
+        "workers": sum(map(used, children)),
+        "flow": used(own),
+        "server": sum(map(used, server)),
+        "idle": psutil.cpu_times().idle,
+    }
+
+
 def timed_on_cluster(
     workers: int, warm: Path, suite: Path, corpus: str, repeat: int
-) -> tuple[list[float], dict]:
-    """Seconds for the whole suite on a warm local cluster of `workers` processes, for
-    each of `repeat` runs (each from cleared sentence vectors)."""
+) -> tuple[list[tuple[float, dict[str, float]]], dict]:
+    """(seconds, CPU seconds by process) for the whole suite on a warm local cluster of
+    `workers` processes, for each of `repeat` runs (each from cleared sentence vectors)."""
     from distributed import Client, LocalCluster
 
     from agentcycle.flows.evaluate import LOOPBACK_ANY_PORT, WORKER_ENV, run_evaluate
@@ -78,11 +111,12 @@ def timed_on_cluster(
         for _ in range(repeat):
             clear_vectors()  # every timed run starts without stored sentence vectors,
             client.run(forget_vectors)  # nor those the workers keep in memory
-            started = time.perf_counter()
+            before, started = cpu_split(), time.perf_counter()
             summary = run_evaluate(
                 suite, dask_address=cluster.scheduler_address, corpus=corpus, report=False
             )
-            times.append(time.perf_counter() - started)
+            seconds, after = time.perf_counter() - started, cpu_split()
+            times.append((seconds, {k: after[k] - before[k] for k in after}))
         # What the workers embedded in the last run, and took from the shared store.
         counts = list(client.run(vector_counts).values())
         summary["embedded"] = sum(c["embedded"] for c in counts)
@@ -161,11 +195,16 @@ def main() -> int:
         twos, summary_two = timed_on_cluster(2, warm, suite, args.corpus, args.repeat)
     print(f"{n} distinct questions, rules-only; accuracy 1 worker {summary_one['accuracy']:.1%}, "
           f"2 workers {summary_two['accuracy']:.1%}")  # fmt: skip
-    one, two = min(ones), min(twos)  # the least disturbed run of each: what the code costs
+    (one, one_cpu), (two, two_cpu) = (min(runs, key=lambda r: r[0]) for runs in (ones, twos))
     for label, best, runs in (("1 worker: ", one, ones), ("2 workers:", two, twos)):
-        each = ", ".join(f"{t:.1f}" for t in runs)
+        each = ", ".join(f"{t:.1f}" for t, _ in runs)
         print(f"{label} {best:7.1f} s  ({n / best:5.2f} q/s; best of {each} s)")
     print(f"speed-up: {one / two:.2f}x with 2 workers (target >= 1.80x)")
+    cores = os.cpu_count() or 1
+    for label, best, cpu in (("1 worker: ", one, one_cpu), ("2 workers:", two, two_cpu)):
+        print(f"core-seconds, {label} workers {cpu['workers']:.1f}, flow and scheduler "
+              f"{cpu['flow']:.1f}, Prefect server {cpu['server']:.1f}, idle {cpu['idle']:.1f} "
+              f"(of {cores} x {best:.1f})")  # fmt: skip
     print(f"sentences embedded (loaded from the shared store): 1 worker "
           f"{summary_one['embedded']} ({summary_one['loaded']}), 2 workers "
           f"{summary_two['embedded']} ({summary_two['loaded']})")  # fmt: skip
