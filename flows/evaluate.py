@@ -92,7 +92,7 @@ def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any]
 
 # The scheduler's HTTP server (health, metrics; the dashboard with bokeh): "None" means
 # Dask's fixed port 8787, which a second run at the same time finds taken and warns
-# about; a free loopback port each keeps runs apart and the server off the network.
+# about; a free loopback port each keeps runs apart.
 LOOPBACK_ANY_PORT = "127.0.0.1:0"
 POLL_SECONDS = 0.1  # how often the flow reads finished samples from a Dask queue
 # The environment of a local cluster's worker processes: torch, BLAS and the tokenizer
