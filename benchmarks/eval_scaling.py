@@ -97,12 +97,11 @@ def timed_on_cluster(
     `workers` processes, for each of `repeat` runs (each from cleared sentence vectors)."""
     from distributed import Client, LocalCluster
 
-    from agentcycle.flows.evaluate import LOOPBACK_ANY_PORT, WORKER_ENV, run_evaluate
+    from agentcycle.flows.evaluate import local_cluster_kwargs, run_evaluate
     from agentcycle.storage.vector_cache import clear_vectors
     from agentcycle.tasks.research import forget_vectors, vector_counts
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=LOOPBACK_ANY_PORT, env=WORKER_ENV) as cluster:  # fmt: skip
+    with LocalCluster(**local_cluster_kwargs(workers)) as cluster:
         # The flow warms every worker (model, vocabulary) before its samples; this run
         # also imports the flow's code there, so the timed run pays neither.
         run_evaluate(warm, dask_address=cluster.scheduler_address, corpus=corpus, report=False)

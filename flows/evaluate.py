@@ -129,10 +129,16 @@ def sample_runner(
 
     if dask_address:
         return DaskTaskRunner(address=dask_address)
-    return DaskTaskRunner(cluster_kwargs={
+    return DaskTaskRunner(cluster_kwargs=local_cluster_kwargs(workers or 1))
+
+
+def local_cluster_kwargs(workers: int) -> dict[str, Any]:
+    """How a `LocalCluster` for evaluation is made (`benchmarks/eval_scaling.py` times
+    the same one): `workers` processes of one thread each, in `WORKER_ENV`."""
+    return {
         "n_workers": workers, "threads_per_worker": 1, "processes": True,
         "dashboard_address": LOOPBACK_ANY_PORT, "env": WORKER_ENV,
-    })  # fmt: skip
+    }  # fmt: skip
 
 
 def run_on_dask(
