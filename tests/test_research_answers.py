@@ -301,6 +301,30 @@ def test_bridge_questions_split_into_context_and_asking_clause() -> None:
     assert split_bridge("What is the default value of Max cycles?") is None
 
 
+def test_a_condition_clause_before_the_question_is_no_bridge() -> None:
+    """ "When X ran against Y, how many of them …": the clause sets the asked fact's
+    scene, it names nothing to look up first, so the whole question picks the answer —
+    split, the clause's best unit (a list of other counts) became the bridge."""
+    question = (
+        "When the first draft of the date parser was run against all 90 sample "
+        "timestamps, how many of them did it accept?"
+    )
+    assert split_bridge(question) is None
+    assert split_bridge(question.replace("When the first", "For the first")) is not None
+    story = (
+        "The first draft of the date parser passed its 12 hand-written cases. Run against "
+        "all 90 sample timestamps, it accepted only 37 of them."
+    )
+    tally = "Tests added: **+ 12 parser K-tests** (D1) **+ 8 date-format K-tests** (D2)."
+    hits = [
+        Evidence(chunk_id="story", file="notes.md", heading="Date parser", text=story),
+        Evidence(chunk_id="tally", file="notes.md", heading="Test counts", text=tally),
+    ]
+    vocabulary = Vocabulary.from_texts([story, tally, "the parser parses", "tests run"])
+    composed = compose(question, hits, vocabulary, expect(question))
+    assert composed is not None and composed.direct == "37"
+
+
 def test_bridged_answer_comes_from_the_second_hop_not_the_bridge() -> None:
     forced = "**Force `Cell_Analyzer_Tool` after `Cell_Cropper_Tool`** in every full analysis."
     deps = (

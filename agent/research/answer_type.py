@@ -381,6 +381,14 @@ def asking_part(clause: str) -> str:
     return clause[commas[-1].end() :] if commas else clause
 
 
+# "When X was run against Y, how many of them …": a condition on the asked fact itself,
+# so the context restates the fact's setting and names no bridge to look up first
+_CONDITION_FIRST = re.compile(
+    r"\s*(?:when|whenever|if|after|before|once|while|since|because|although|though)\b",
+    re.IGNORECASE,
+)
+
+
 def split_bridge(question: str) -> tuple[str, str] | None:
     """(context, asking clause) of a question that sets up a fact before asking about
     it — "X is forced after Y; which tool does X depend on?" — or None.
@@ -401,8 +409,13 @@ def split_bridge(question: str) -> tuple[str, str] | None:
         parts = (head, tail)
     else:
         commas = list(_COMMA_ASK.finditer(text))
-        # "In the GUI, what is X?" only places X; a back-reference points at a fact.
-        if commas and points_back(text[commas[-1].end() :]):
+        # "In the GUI, what is X?" only places X; a back-reference points at a fact,
+        # unless the context is a condition on the asked fact ("When X ran, how many …")
+        if (
+            commas
+            and points_back(text[commas[-1].end() :])
+            and not _CONDITION_FIRST.match(text)
+        ):
             cut = commas[-1]
             parts = (text[: cut.start()], text[cut.end() :])
     if parts is None and back_reference(text):

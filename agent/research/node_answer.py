@@ -301,7 +301,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
             *trace,
             f"synthesize: expects {expectation.kind} (focus {expectation.focus}); {how}; "
             f"{len(citations)} citations, support {support:.3f}, confidence {confidence:.3f}"
-            f"{', INSUFFICIENT: ' + '; '.join(reasons) if insufficient else ''}",
+            f"{', INSUFFICIENT: ' + '; '.join(reasons) if insufficient else ''}"
+            f"{f' (best candidate {composed.direct[:80]!r})' if insufficient and composed else ''}",
         ],
     }
 
