@@ -1811,3 +1811,17 @@ def test_a_focus_named_by_its_abbreviation_is_named(question: str, text: str) ->
     passage names what is asked, so the answer is not refused as a near-miss."""
     composed = _composed(text, question, "Detector", "dev.md")
     assert composed is not None and composed.focus_missing == []
+
+
+def test_a_count_is_not_answered_by_a_number_that_measures_another_thing() -> None:
+    """ "How many tests …" is not answered by "~9s" (a duration), "how many cache
+    entries …" not by "4 sweeps"; a number whose suffix is the asked noun still is."""
+    framework = "**Nightly smoke suite (v3 — quick, ~9s):** runs before every merge."
+    assert _extracted(framework, "How many tests does the nightly smoke suite run?") is None
+    assert _extracted(framework, "How many seconds does the nightly smoke suite take?") == "~9s"
+    memory = "The cache keeps its history bounded (4 sweeps, 25 cache entries, 60 keys)."
+    assert _extracted(memory, "How many cache entries does the cache keep at most?") == "25"
+    assert (
+        _extracted("The nightly smoke suite runs 41 tests.", "How many tests does it run?")
+        == "41 tests"
+    )

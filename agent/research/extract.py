@@ -846,6 +846,8 @@ def from_sentence(
             continue  # "61 tutorials" does not answer how many patterns
         if counted and VERSION_TOKEN.fullmatch(text):
             continue  # "v112.78" names a release; it counts nothing
+        if counted and _measures_another_thing(text, counted):
+            continue  # "~14s" does not answer how many tests
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for
@@ -885,6 +887,28 @@ def from_sentence(
                 text += _unit_joined(unit, position + len(text))
             best = Span(text.rstrip(".,;:"), score, f"span of type {kind}")
     return best
+
+
+# What a number's own suffix measures: a duration, a size, a share, a scale factor.
+_MEASURE_SUFFIX = re.compile(
+    r"[\d.]\s*(%|Å|MB|GB|KB|ms|s|seconds?|minutes?|hours?|days?|weeks?|months?|years?|"
+    r"bytes?|×)$"
+)
+_SPELLED_OUT = {"s": "seconds", "ms": "milliseconds", "%": "percent", "×": "times"}
+_COUNT_SUFFIX = re.compile(r"\d\s*-?\s*([A-Za-z]{3,})$")  # "12 templates", "10-30 words"
+
+
+def _measures_another_thing(text: str, counted: AbstractSet[str]) -> bool:
+    """Whether a number span's own suffix counts or measures something other than the
+    asked noun: "how many tests" is not answered by "~14s" (a duration) nor "how many
+    R-free values" by "5 cycles". A magnitude ("30B") and the asked noun's own suffix
+    ("32 tests") still answer; a joined word ("a 56-entry base") may be a synonym."""
+    measure = _MEASURE_SUFFIX.search(text)
+    if measure is not None:
+        suffix = measure.group(1).lower()
+        return not counted & {stem(_SPELLED_OUT.get(suffix, suffix))}
+    suffix = _COUNT_SUFFIX.search(text)
+    return suffix is not None and stem(suffix.group(1).lower()) not in counted
 
 
 def _unit_joined(unit: str, end: int) -> str:
