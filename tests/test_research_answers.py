@@ -1825,3 +1825,25 @@ def test_a_count_is_not_answered_by_a_number_that_measures_another_thing() -> No
         _extracted("The nightly smoke suite runs 41 tests.", "How many tests does it run?")
         == "41 tests"
     )
+
+
+def test_the_sentence_after_a_topic_sentence_answers_before_another_passage() -> None:
+    """A topic sentence names what is asked and the sentence after it gives the value;
+    a passage elsewhere that counts the asked noun for another story must not win
+    (ranked with the real model's similarities, as `ask` ranks)."""
+    from agentcycle.tasks.research import text_similarities
+
+    topic = (
+        "**`_looks_like_csv` row sniff limit** (`reader.py`): The format check reads CSV "
+        "files looking for a header row. The sniff limit is 300 rows (raised from 40 "
+        "after a file with 52 comment rows was rejected)."
+    )
+    story = "(4) Reader fixes: the format check now reads a CSV file with 52 comment rows."
+    hits = [
+        Evidence(chunk_id="limit", file="reader.md", heading="Format check", text=topic),
+        Evidence(chunk_id="log", file="changes.md", heading="Fixes", text=story),
+    ]
+    vocabulary = Vocabulary.from_texts([topic, story, "files are read", "rows are kept"])
+    question = "How many rows of a CSV file does `_looks_like_csv` read looking for a header row?"
+    composed = compose(question, hits, vocabulary, expect(question), text_similarities)
+    assert composed is not None and composed.direct.startswith("300")

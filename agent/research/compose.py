@@ -338,8 +338,11 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
     best = ranked[0]
     with_span = next((r for r in ranked[:4] if r.span is not None), None)
     lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
-    if lead.span is None:  # "… PDB scan limit: the check scans PDB files. The limit is
-        lead = _continuation(best, ranked) or lead  # 2000 lines.": the next sentence tells
+    # "… PDB scan limit: the check scans PDB files. The limit is 2000 lines.": the
+    # sentence after the best one tells, before a span from another passage does
+    following = _continuation(best, ranked) if best.span is None else None
+    if following is not None:
+        lead = following
     shape = shape_for(expectation, question)
     if shape is not None and (lead.span is None or not shape(lead.span.text)):
         shaped = next(
