@@ -1847,3 +1847,14 @@ def test_the_sentence_after_a_topic_sentence_answers_before_another_passage() ->
     question = "How many rows of a CSV file does `_looks_like_csv` read looking for a header row?"
     composed = compose(question, hits, vocabulary, expect(question), text_similarities)
     assert composed is not None and composed.direct.startswith("300")
+
+
+def test_a_quantity_named_after_a_thing_or_a_measured_figure_asks_for_a_number() -> None:
+    """ "below what parameter count" asks for a count, though "parameter" names a kind of
+    thing; "what recall did X report" asks for a figure. "Which parameter sets the token
+    limit?" still asks for the parameter."""
+    assert expect("Models below what parameter count should use strict JSON mode?").kind == (
+        "number"
+    )
+    assert expect("What recall did the March run report for the link scanner?").kind == "number"
+    assert expect("Which parameter sets the token limit?").kind == "identifier"

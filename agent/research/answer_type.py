@@ -25,7 +25,7 @@ _QUANTITY_NOUNS = (
     r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
-    r"maximum|minimum|date|day"
+    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput"
 )
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
@@ -633,7 +633,11 @@ NAMED_THINGS = _THING_HEADS | {
 def _names_a_thing(clause: str, head: str) -> bool:
     """ "Which *test* covers the page limit": the asked noun is a named thing, so a
     quantity word later in the clause does not make the answer a number."""
-    return head in _THING_HEADS and not _STRONG_NUMBER_Q.search(clause)
+    if head not in _THING_HEADS or _STRONG_NUMBER_Q.search(clause):
+        return False
+    # "below what parameter count", "which token limit": the thing only qualifies the
+    # quantity asked for
+    return not re.search(rf"\b{re.escape(head)}\w*[ -](?:{_QUANTITY_NOUNS})\b", clause, re.I)
 
 
 def _classify_answer(
