@@ -1858,3 +1858,24 @@ def test_a_quantity_named_after_a_thing_or_a_measured_figure_asks_for_a_number()
     )
     assert expect("What recall did the March run report for the link scanner?").kind == "number"
     assert expect("Which parameter sets the token limit?").kind == "identifier"
+
+
+def test_an_arrow_from_the_asked_nouns_modifier_does_not_point_at_the_answer() -> None:
+    """ "Which digest algorithm …": in "new digest ≠ stored digest → state.data[…]" the
+    arrow leaves a digest for what happens next; the algorithm is the name the other
+    passage gives the digest (with the real model's similarities, as `ask` ranks)."""
+    from agentcycle.tasks.research import text_similarities
+
+    flow = '_load_config() ↓ new digest ≠ stored digest → state.data["config_changed"] = True'
+    step = "**Digest**: Compute SHA1 digest of the raw config for change detection"
+    hits = [
+        Evidence(chunk_id="flow", file="design.md", heading="Reload flow", text=flow),
+        Evidence(chunk_id="step", file="loader.md", heading="Config loading", text=step),
+    ]
+    vocabulary = Vocabulary.from_texts([flow, step, "configs are loaded", "the loader runs"])
+    question = (
+        "Which digest algorithm does the loader use on the raw config to detect whether it "
+        "changed?"
+    )
+    composed = compose(question, hits, vocabulary, expect(question), text_similarities)
+    assert composed is not None and composed.direct == "SHA1"

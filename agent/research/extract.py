@@ -804,6 +804,10 @@ def from_sentence(
         return None
     kind = "number" if expectation.kind == "number" else expectation.kind
     modifiers = _head_modifiers(question, expectation.head)
+    # "which hash algorithm": an arrow from "hash" points at what follows the hash, not
+    # at the algorithm, so the asked noun and its modifiers start no arrow that answers
+    asked = {expectation.head, *modifiers}
+    arrow_sources = frozenset(t for t in question_terms if stem(t) not in asked)
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
@@ -853,7 +857,7 @@ def from_sentence(
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for
         if verb and _object_of(unit, position, verb):
             fit += 0.4  # "Search ChromaDB collection" for "which database does it search?"
-        if _arrow_from_question(unit, position, question_terms):
+        if _arrow_from_question(unit, position, arrow_sources):
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         elif _runs_after_question_name(unit, position, text, question, question_terms):
             fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
