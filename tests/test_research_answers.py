@@ -1879,3 +1879,16 @@ def test_an_arrow_from_the_asked_nouns_modifier_does_not_point_at_the_answer() -
     )
     composed = compose(question, hits, vocabulary, expect(question), text_similarities)
     assert composed is not None and composed.direct == "SHA1"
+
+
+def test_a_table_cell_that_names_the_asked_noun_answers_for_its_row() -> None:
+    """ "Which hook type did release r12 add?": the changelog row's cell calls
+    PRE_FETCH_VETO a hook type; the row's first cell of the kind is its date."""
+    changelog = (
+        "| Release | Date | Changes |\n|---|---|---|\n"
+        "| r11 | 2024-11 | Faster index rebuild |\n"
+        "| r12 | 2024-12 | Added PRE_FETCH_VETO hook type |\n"
+    )
+    row = "| r12 | 2024-12 | Added PRE_FETCH_VETO hook type |"
+    question = "Which hook type did the crawler gain in its r12 release?"
+    assert _extracted(row, question, changelog) == "PRE_FETCH_VETO"

@@ -382,6 +382,10 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             value = _cell_value(raw[best], expectation)
             if value and _fits(value, expectation.kind):
                 return Span(value, 0.9, f"table column {header[best]!r}")
+    if expectation.head and expectation.kind in ("identifier", "name", "phrase"):
+        named_cell = _cell_named_by_head(raw, keys, question, expectation)
+        if named_cell is not None:
+            return named_cell
     signed = _signed_cell(raw, keys, expectation, question)
     if signed is not None:
         return signed
@@ -413,6 +417,25 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             match = _NUMBER.search(raw[index]) if keys[index] else None
             if match and not _in_question(match.group(0), question_norm, set(terms)):
                 return Span(match.group(0).strip(), 0.5, "number in the row's matching cell")
+    return None
+
+
+def _cell_named_by_head(
+    raw: list[str], keys: list[bool], question: str, expectation: Expectation
+) -> Span | None:
+    """The name a row's cell gives the asked noun: "| v40 | 2025-01 | Added
+    USER_REQUEST_INVALID event type |" answers "which event type did v40 add" with the
+    name the cell calls an event type, not with the row's first cell of the kind."""
+    heads = (expectation.head, *_head_modifiers(question, expectation.head))
+    question_norm, _, question_terms = _question_words(question)
+    for index, cell in enumerate(raw):
+        if keys[index]:
+            continue
+        for text, position, _ in _candidates(cell, expectation.kind):
+            if _named_by_head(cell, position, len(text), *heads) and not _in_question(
+                text, question_norm, question_terms
+            ):
+                return Span(text, 0.8, "table cell naming the asked noun")
     return None
 
 
