@@ -1892,3 +1892,19 @@ def test_a_table_cell_that_names_the_asked_noun_answers_for_its_row() -> None:
     row = "| r12 | 2024-12 | Added PRE_FETCH_VETO hook type |"
     question = "Which hook type did the crawler gain in its r12 release?"
     assert _extracted(row, question, changelog) == "PRE_FETCH_VETO"
+
+
+def test_a_variable_that_holds_a_key_is_named_for_the_key() -> None:
+    """ "Which environment variable holds the Serper API key?": a switch like
+    ENABLE_WEB_SEARCH is no answer (variables are named for what they hold), so a corpus
+    that names no such variable leaves the question without a span of the asked shape."""
+    question = "Which environment variable holds the Serper API key for the crawler's search tool?"
+    switch = "Set `ENABLE_WEB_SEARCH=true` to turn on the crawler's optional search tool."
+    composed = _composed(switch, question, "Search tool")
+    assert composed is not None and composed.shape_missing
+    named = "The search tool reads `SERPER_API_KEY` and stays off without it."
+    composed = _composed(f"{switch}\n\n{named}", question, "Search tool")
+    assert composed is not None and composed.direct == "SERPER_API_KEY"
+    plain = "Which environment variable turns on the crawler's search tool?"
+    composed = _composed(switch, plain, "Search tool")
+    assert composed is not None and not composed.shape_missing

@@ -39,6 +39,27 @@ _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
 
 
+# "which environment variable holds the Tavily API key": variables are named for what
+# they hold (`…_API_KEY`, `…_MODEL`, `…_URL`), so one that holds a key says KEY
+_VARIABLE_HOLDS = re.compile(
+    r"\b(?:holds?|stores?|contains?|sets?|overrides?|keeps?)\s+"
+    r"(?:(?!for\b|whose\b|of\b|to\b|when\b|if\b)[\w'’-]+\s+){0,3}?"
+    r"(key|token|secret|password|url|model|port|host|path|timeout)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _env_var_naming(held: str) -> Shape:
+    """An environment variable whose name has the word for what it holds."""
+    word = held.upper()
+
+    def fits(text: str) -> bool:
+        name = text.strip(" `'\"")
+        return bool(_ENV_VAR.fullmatch(name)) and word in name.split("_")
+
+    return fits
+
+
 def _every(pattern: re.Pattern[str]) -> Shape:
     """Each comma-separated item matches (a list answer keeps the shape per item)."""
 
@@ -95,7 +116,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
     head = expectation.head
     clause = main_clause(question)
     if _ENVIRONMENT.search(clause) and head in {"variabl", "var", "env"}:
-        return _every(_ENV_VAR)
+        held = _VARIABLE_HOLDS.search(clause)
+        return _every(_ENV_VAR) if held is None else _env_var_naming(held.group(1))
     if head == "file" and expectation.kind in ("identifier", "name", "phrase"):
         return _every(_FILE)
     if head == "modul" and re.search(r"\bpython\b", clause, re.IGNORECASE):
