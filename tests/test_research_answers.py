@@ -1908,3 +1908,12 @@ def test_a_variable_that_holds_a_key_is_named_for_the_key() -> None:
     plain = "Which environment variable turns on the crawler's search tool?"
     composed = _composed(switch, plain, "Search tool")
     assert composed is not None and not composed.shape_missing
+
+
+def test_a_bound_does_not_answer_how_many_unless_a_bound_is_asked() -> None:
+    """ "length <= 25" bounds a length; it does not say how many phrases a set holds.
+    "How many retries at most …" does ask for a bound."""
+    unit = "The check used a stop-word set (`_STOP_WORDS`) and a length test (length <= 25)."
+    assert _extracted(unit, "How many phrases does the _STOP_WORDS set contain?") is None
+    limit = "The fetcher retries a page (retries <= 3) before it gives up."
+    assert _extracted(limit, "How many retries does the fetcher allow at most?") == "<= 3"

@@ -833,6 +833,7 @@ def from_sentence(
     arrow_sources = frozenset(t for t in question_terms if stem(t) not in asked)
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
+    bounds_asked = bool(_ASKS_BOUND.search(question))
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
     asks_length = kind == "number" and bool(_HOW_LONG.search(main_clause(question)))
     verb = _closing_verb(question) if kind != "number" else ""
@@ -875,6 +876,8 @@ def from_sentence(
             continue  # "v112.78" names a release; it counts nothing
         if counted and _measures_another_thing(text, counted):
             continue  # "~14s" does not answer how many tests
+        if counted and _BOUND_SIGN.match(text) and not bounds_asked:
+            continue  # "length <= 25" bounds a length; it counts no phrases
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for
@@ -923,6 +926,15 @@ _MEASURE_SUFFIX = re.compile(
 )
 _SPELLED_OUT = {"s": "seconds", "ms": "milliseconds", "%": "percent", "×": "times"}
 _COUNT_SUFFIX = re.compile(r"\d\s*-?\s*([A-Za-z]{3,})$")  # "12 templates", "10-30 words"
+
+
+_BOUND_SIGN = re.compile(r"[<>≤≥]")
+# "how many retries at most", "how many cycles must pass before": a bound may answer
+_ASKS_BOUND = re.compile(
+    r"\b(?:most|least|max(?:imum)?|min(?:imum)?|limit|cap|up to|more than|fewer than|less than|"
+    r"before|exceeds?|over|under|above|below|threshold|allowed)\b",
+    re.IGNORECASE,
+)
 
 
 def _measures_another_thing(text: str, counted: AbstractSet[str]) -> bool:
