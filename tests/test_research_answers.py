@@ -1917,3 +1917,25 @@ def test_a_bound_does_not_answer_how_many_unless_a_bound_is_asked() -> None:
     assert _extracted(unit, "How many phrases does the _STOP_WORDS set contain?") is None
     limit = "The fetcher retries a page (retries <= 3) before it gives up."
     assert _extracted(limit, "How many retries does the fetcher allow at most?") == "<= 3"
+
+
+def test_a_code_block_line_is_not_shown_as_supporting_evidence() -> None:
+    """A YAML fragment that names the asked setting ("retry: max_pages: 4 until: …")
+    reads as noise under the answer: it is kept for the refusal checks, not shown. The
+    same words as a sentence are shown."""
+    guide = Evidence(chunk_id="g", file="crawler-guide.md", heading="Settings > Max pages",
+                     text="The most pages the crawler will fetch (default: 40).")
+    fenced = (
+        "From `crawl.yaml`:\n```yaml\nretry:\n  max_pages: 4\n  until:\n    any:\n"
+        "      - status: done\n```\n\nThe crawler retries until it is done."
+    )
+    block = Evidence(chunk_id="b", file="crawler-guide.md", heading="Retry", text=fenced)
+    vocabulary = Vocabulary.from_texts([guide.text, fenced, "other words", "more words"])
+    question = "What is the default value of Max pages?"
+    composed = compose(question, [guide, block], vocabulary, expect(question))
+    assert composed is not None and composed.direct == "40"
+    assert len(composed.units) == 2 and composed.units[1].evidence.chunk_id == "b"
+    assert [u.evidence.chunk_id for u in composed.citable()] == ["g"]
+    prose = block.model_copy(update={"text": "The retry rule sets max_pages to 4 until done."})
+    composed = compose(question, [guide, prose], vocabulary, expect(question))
+    assert composed is not None and len(composed.citable()) == 2

@@ -99,6 +99,17 @@ def clean_unit(text: str, chunk_text: str = "") -> str:
     return clean_inline(text)
 
 
+_FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
+
+
+def in_code_block(unit: str, chunk_text: str) -> bool:
+    """Whether a unit sits inside a fenced code block of its chunk: a YAML or code
+    fragment ("repeat: max_cycles: 4 until: any:") reads as noise beside a sentence."""
+    words = unit.split()[:6]  # a unit joins its lines: "repeat: max_cycles: 4 until: …"
+    found = re.search(r"\s+".join(map(re.escape, words)), chunk_text) if words else None
+    return found is not None and len(_FENCE.findall(chunk_text, 0, found.start())) % 2 == 1
+
+
 def is_clean(text: str) -> bool:
     """No pipes between words, emphasis markers, heading hashes, fences or box drawing."""
     return not (

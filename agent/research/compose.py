@@ -24,7 +24,13 @@ from agentcycle.agent.research.answer_type import (
     points_back,
 )
 from agentcycle.agent.research.classify import pointed_noun
-from agentcycle.agent.research.clean import clean_inline, clean_unit, header_for, is_table_row
+from agentcycle.agent.research.clean import (
+    clean_inline,
+    clean_unit,
+    header_for,
+    in_code_block,
+    is_table_row,
+)
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
@@ -425,7 +431,14 @@ def compose(
     )
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
-    cited = [lead.unit, *(u for u in units[1:] if _on_topic(u, lead.unit, expectation))]
+    cited = [
+        lead.unit,
+        *(
+            u
+            for u in units[1:]
+            if _on_topic(u, lead.unit, expectation) and not in_code_block(u.text, u.evidence.text)
+        ),
+    ]
     return Composition(
         direct, units, lead.span, missing, lead.score, shape_missing, given_for_others, cited,
         unbound,
