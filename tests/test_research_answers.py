@@ -1939,3 +1939,13 @@ def test_a_code_block_line_is_not_shown_as_supporting_evidence() -> None:
     prose = block.model_copy(update={"text": "The retry rule sets max_pages to 4 until done."})
     composed = compose(question, [guide, prose], vocabulary, expect(question))
     assert composed is not None and len(composed.citable()) == 2
+
+
+def test_size_of_a_thing_asks_how_big_the_thing_is() -> None:
+    """ "What size of retry buffer …" asks how big the buffer is: the buffer is what the
+    evidence must name, not the word "size"; a "chunk size" is a named setting."""
+    assert expect("What size of retry buffer does the fetcher keep between attempts?").focus == [
+        "retr",
+        "buff",
+    ]
+    assert "size" in expect("What chunk size does the indexer use?").focus

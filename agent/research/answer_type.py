@@ -517,6 +517,9 @@ _AUXILIARIES = {
 }  # fmt: skip
 
 
+_MEASURE_OF = {"size", "amount", "length", "duration"}
+
+
 def _focus(clause: str) -> list[str]:
     """Subject words of the noun phrase the wh-word asks about ("the default *port*").
 
@@ -530,6 +533,8 @@ def _focus(clause: str) -> list[str]:
     words = re.split(r"\s+", asking[match.end() :].strip())
     if match.group(0).lower() in _QUANTITY_WH and words[0].lower() in _AUXILIARIES:
         return []  # "how long will DocuChat wait": a quantity of what its subject does
+    if len(words) > 2 and words[0].lower() in _MEASURE_OF and words[1].lower() == "of":
+        words = words[2:]  # "what size of buffer": how big the buffer is; a "chunk size" is named
     phrase = _phrase_after(words, counted=match.group(0).lower() in ("how many", "how much"))
     terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
     if not terms:
