@@ -926,8 +926,6 @@ _MEASURE_SUFFIX = re.compile(
 )
 _SPELLED_OUT = {"s": "seconds", "ms": "milliseconds", "%": "percent", "×": "times"}
 _COUNT_SUFFIX = re.compile(r"\d\s*-?\s*([A-Za-z]{3,})$")  # "12 templates", "10-30 words"
-
-
 _BOUND_SIGN = re.compile(r"[<>≤≥]")
 # "how many retries at most", "how many cycles must pass before": a bound may answer
 _ASKS_BOUND = re.compile(
