@@ -5,6 +5,7 @@ question-set test reads the real corpus under ../shared at run time."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -80,8 +81,19 @@ def _composed(
 ) -> Composition | None:
     """`compose` over one passage, with a vocabulary of its text and two other lines."""
     evidence = [Evidence(chunk_id="c1", file=file, heading=heading, text=text)]
-    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
-    return compose(question, evidence, vocabulary, expect(question))
+    return _composed_over(question, evidence, "other words", "more other words")
+
+
+def _composed_over(
+    question: str,
+    hits: list[Evidence],
+    *other_lines: str,
+    similarities: Callable[[str, list[str]], list[float]] | None = None,
+) -> Composition | None:
+    """`compose` over passages, with a vocabulary of their texts and `other_lines` (the
+    corpus's other text, which sets how rare each word is)."""
+    vocabulary = Vocabulary.from_texts([*(hit.text for hit in hits), *other_lines])
+    return compose(question, hits, vocabulary, expect(question), similarities)
 
 
 def _extracted(unit: str, question: str, chunk: str | None = None) -> str | None:
@@ -235,9 +247,8 @@ def test_composed_answer_has_the_value_first_and_clean_cited_evidence() -> None:
         Evidence(chunk_id="c1", file="USER_GUIDE.md", heading="Choose settings", text=PROSE),
         Evidence(chunk_id="c2", file="seed.md", heading="Hard Limits", text=TABLE),
     ]
-    vocabulary = Vocabulary.from_texts([PROSE, TABLE, "agent runs programs", "the agent plans"])
     question = "What is the default value of Max cycles?"
-    composed = compose(question, hits, vocabulary, expect(question))
+    composed = _composed_over(question, hits, "agent runs programs", "the agent plans")
     assert composed is not None and composed.direct == "20"
     _, citations = cite(composed.units)
     text = render(composed.direct, citations, {h.chunk_id: h for h in hits})
@@ -320,8 +331,7 @@ def test_a_condition_clause_before_the_question_is_no_bridge() -> None:
         Evidence(chunk_id="story", file="notes.md", heading="Date parser", text=story),
         Evidence(chunk_id="tally", file="notes.md", heading="Test counts", text=tally),
     ]
-    vocabulary = Vocabulary.from_texts([story, tally, "the parser parses", "tests run"])
-    composed = compose(question, hits, vocabulary, expect(question))
+    composed = _composed_over(question, hits, "the parser parses", "tests run")
     assert composed is not None and composed.direct == "37"
 
 
@@ -589,9 +599,8 @@ def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
         Evidence(chunk_id="p", file="DEV.md", heading="Crawler contract fields", text=prose),
         Evidence(chunk_id="t", file="DEV.md", heading="Contract constants", text=table),
     ]
-    vocabulary = Vocabulary.from_texts([prose, table, "the crawler fetches", "pages"])
     question = "What is the value of CRAWL_PROTOCOL_VERSION defined in crawler/contract.py?"
-    composed = compose(question, hits, vocabulary, expect(question))
+    composed = _composed_over(question, hits, "the crawler fetches", "pages")
     assert composed is not None and composed.direct == "9"
 
 
@@ -605,9 +614,8 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
         Evidence(chunk_id="p", file="CRAWL.md", heading="Error handling", text=prose),
         Evidence(chunk_id="t", file="CRAWL.md", heading="Error categories", text=table),
     ]
-    vocabulary = Vocabulary.from_texts([prose, table, "the crawler fetches", "pages"])
     question = "How does the crawler respond to a TIMEOUT such as a server too slow?"
-    composed = compose(question, hits, vocabulary, expect(question))
+    composed = _composed_over(question, hits, "the crawler fetches", "pages")
     assert composed is not None and composed.direct == "Wait, retry twice, then skip the page"
 
 
@@ -1737,9 +1745,7 @@ def test_a_setting_the_question_glosses_in_parentheses_binds_its_value() -> None
         "seed_file=north_start.dat |\n"
     )
     question = "Which file is passed to the mapper as its starting seed (seed_file)?"
-    evidence = [Evidence(chunk_id="t", file="tests.md", heading="Mapper tests", text=table)]
-    vocabulary = Vocabulary.from_texts([table, "other words", "more other words"])
-    composed = compose(question, evidence, vocabulary, expect(question))
+    composed = _composed(table, question, "Mapper tests", "tests.md")
     assert composed is not None and composed.direct == "north_start.dat"
 
 
@@ -1843,9 +1849,10 @@ def test_the_sentence_after_a_topic_sentence_answers_before_another_passage() ->
         Evidence(chunk_id="limit", file="reader.md", heading="Format check", text=topic),
         Evidence(chunk_id="log", file="changes.md", heading="Fixes", text=story),
     ]
-    vocabulary = Vocabulary.from_texts([topic, story, "files are read", "rows are kept"])
     question = "How many rows of a CSV file does `_looks_like_csv` read looking for a header row?"
-    composed = compose(question, hits, vocabulary, expect(question), text_similarities)
+    composed = _composed_over(
+        question, hits, "files are read", "rows are kept", similarities=text_similarities
+    )
     assert composed is not None and composed.direct.startswith("300")
 
 
@@ -1872,12 +1879,13 @@ def test_an_arrow_from_the_asked_nouns_modifier_does_not_point_at_the_answer() -
         Evidence(chunk_id="flow", file="design.md", heading="Reload flow", text=flow),
         Evidence(chunk_id="step", file="loader.md", heading="Config loading", text=step),
     ]
-    vocabulary = Vocabulary.from_texts([flow, step, "configs are loaded", "the loader runs"])
     question = (
         "Which digest algorithm does the loader use on the raw config to detect whether it "
         "changed?"
     )
-    composed = compose(question, hits, vocabulary, expect(question), text_similarities)
+    composed = _composed_over(
+        question, hits, "configs are loaded", "the loader runs", similarities=text_similarities
+    )
     assert composed is not None and composed.direct == "SHA1"
 
 
