@@ -1279,6 +1279,26 @@ def test_a_checkpoint_is_named_like_a_model() -> None:
     assert shape is not None and shape("ms-marco-MiniLM-L-6-v2") and not shape("bi-encoder")
 
 
+def test_an_exception_is_named_by_its_class_though_no_sentence_says_exception() -> None:
+    """ "What exception type does the loader raise …?": `KeyError` is an exception by its
+    form, so evidence that never writes "exception" still answers, and the class name
+    wins over the file names beside the question's words."""
+    question = (
+        "If a plugin reads a setting that the host's schema never declared, what exception "
+        "type does the plugin's lookup raise?"
+    )
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("KeyError") and not shape("plugin_host.py")
+    text = (
+        "A plugin reads its settings through `plugin_host.py`, which owns the schema.\n\n"
+        "A lookup of a setting the schema never declared raises `KeyError` at once."
+    )
+    hit = Evidence(chunk_id="k", file="plugins.md", heading="Settings", text=text)
+    composed = _composed_over(question, [hit], "other words", "more words", "the host")
+    assert composed is not None and composed.direct == "KeyError"
+    assert composed.focus_missing == []
+
+
 def test_the_tool_forced_after_a_named_one_needs_nothing_when_its_list_is_empty() -> None:
     """ "Enforcement 2 forces a tool right after Parser_Tool; which prerequisites does
     LINK_DEPS list for that forced tool?": the forced tool is where the labelled arrow

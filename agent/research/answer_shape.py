@@ -27,6 +27,8 @@ _TEST = re.compile(r"test_\w+(?:\(\))?")
 _FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")
 _MODULE = re.compile(r"[\w./-]*\w\.py|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
+# An exception is named as a class: `AttributeError`, `ImportError`, `KeyboardInterrupt`
+_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)")
 _QUOTED = re.compile(r'"[^"\n]{2,80}"')
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2},? \d{4}")
 _COLOR = re.compile(
@@ -106,9 +108,13 @@ def _qualified_version(text: str) -> bool:
 
 
 _color_word = _every(_COLOR)
+_exception_class = _every(_EXCEPTION)
 # Shapes of a closed class of plain words: any word of the class is a candidate, though
 # no markup sets it apart ("in orange text"); an open shape (a model's digit) is not.
 PLAIN_WORD_SHAPES: frozenset[Shape] = frozenset({_color_word})
+# Shapes whose form itself says what kind of thing a span is (stems): `AttributeError`
+# names an exception though the sentence around it never writes the word.
+KIND_NAMED_BY_FORM: dict[Shape, frozenset[str]] = {_exception_class: frozenset({"exception"})}
 
 
 def shape_for(expectation: Expectation, question: str) -> Shape | None:
@@ -136,6 +142,10 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _color_word
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
         return _DATE.fullmatch
+    if head == "exception" or (  # "which exception", "what exception type is raised"
+        head in {"type", "clas"} and re.search(r"\bexception (?:type|class)\b", clause, re.I)
+    ):
+        return _exception_class
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
     if head in {"version", "releas"} and re.match(_ASKS_WHICH, clause, re.I):

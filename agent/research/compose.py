@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
-from agentcycle.agent.research.answer_shape import shape_for
+from agentcycle.agent.research.answer_shape import KIND_NAMED_BY_FORM, shape_for
 from agentcycle.agent.research.answer_type import (
     NAMED_THINGS,
     Expectation,
@@ -363,6 +363,15 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
 CONTINUATION_MARGIN = 0.3  # how far below the best unit the sentence right after it may rank
 
 
+def _named_by_form(span: Span | None, expectation: Expectation, question: str) -> frozenset[str]:
+    """The focus terms the answer's own form names: a span shaped as the asked kind of
+    thing (`AttributeError` for "which exception") needs no sentence saying the word."""
+    shape = shape_for(expectation, question)
+    if span is None or shape is None or not shape(span.text):
+        return frozenset()
+    return KIND_NAMED_BY_FORM.get(shape, frozenset())
+
+
 def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
     """The unit right after `best` in its passage, when it offers a span and ranks near:
     a topic sentence names what is asked and the sentence after it gives the value."""
@@ -429,6 +438,7 @@ def compose(
     missing = _unabbreviated(
         [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
     )
+    missing = [t for t in missing if t not in _named_by_form(lead.span, expectation, question)]
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     cited = [
