@@ -692,6 +692,11 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
         pytest.param(
+            "**Context**: the May crawl (520 sites) regressed against the March crawl (720 "
+            "sites): timeout rate up from 16.9% to 28.1%, empty-page rate up too.",
+            "In the May crawl, what had the timeout rate risen to (compared with March)?",
+            "28.1%", id="risen-to: a participle of a change verb"),
+        pytest.param(
             "The resolver uses `_ACTION_TABLE` (14 actions with keywords) to spot them.",
             "How many actions does the general after_program resolver's _ACTION_TABLE hold?",
             "14", id="count-of-a-name-with-a-leading-underscore"),

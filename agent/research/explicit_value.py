@@ -147,8 +147,9 @@ _CHANGE_VERBS = (
     "change", "changed", "raise", "raised", "lower", "lowered", "increase", "increased",
     "decrease", "decreased", "reduce", "reduced", "bump", "bumped", "move", "moved", "switch",
     "switched", "rename", "renamed", "update", "updated", "tighten", "tightened", "relax",
-    "relaxed", "go", "went", "drop", "dropped", "fall", "fell", "rise", "rose", "grow", "grew",
-    "improve", "improved", "climb", "climbed", "decline", "declined",
+    "relaxed", "go", "went", "gone", "drop", "dropped", "fall", "fell", "fallen", "rise", "rose",
+    "risen", "grow", "grew", "grown", "improve", "improved", "climb", "climbed", "decline",
+    "declined", "jump", "jumped", "shrink", "shrank", "shrunk",
 )  # fmt: skip
 _CHANGE_VERB = rf"(?:{'|'.join(_CHANGE_VERBS)})"
 _ASKS_NEW = re.compile(rf"\b{_CHANGE_VERB}\s+to\b|\breplaced\b|\bnew (?:value|default)\b", re.I)
