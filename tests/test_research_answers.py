@@ -1304,6 +1304,22 @@ def test_an_exception_is_named_by_its_class_though_no_sentence_says_exception() 
     assert composed.focus_missing == []
 
 
+def test_a_punctuation_character_is_named_in_words() -> None:
+    """ "Which punctuation character must a label never hold?": punctuation is a closed
+    class of words, so "commas" answers though no markup sets it apart, and before a
+    quoted example of something else."""
+    question = "Which punctuation character must never appear inside a crawler label?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("commas") and not shape("non-space")
+    text = (
+        "A label continued on the next line needs a non-space character before the break.\n\n"
+        "The crawler does not accept commas inside label values."
+    )
+    hit = Evidence(chunk_id="p", file="labels.md", heading="Labels", text=text)
+    composed = _composed_over(question, [hit], "other words", "more words", "the crawler")
+    assert composed is not None and composed.direct == "commas"
+
+
 def test_the_tool_forced_after_a_named_one_needs_nothing_when_its_list_is_empty() -> None:
     """ "Enforcement 2 forces a tool right after Parser_Tool; which prerequisites does
     LINK_DEPS list for that forced tool?": the forced tool is where the labelled arrow

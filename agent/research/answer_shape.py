@@ -36,6 +36,13 @@ _COLOR = re.compile(
     r"|gray|black|white|brown|cyan|magenta|amber|teal|gold)",
     re.IGNORECASE,
 )
+# Punctuation is named in words ("semicolons"), a closed class like colours
+_PUNCTUATION = re.compile(
+    r"(?:semicolon|colon|comma|period|full stop|backslash|slash|apostrophe|quotation mark|quote"
+    r"|hyphen|dash|bracket|parenthes[ie]s|brace|asterisk|ampersand|pipe|tilde|underscore"
+    r"|exclamation mark|question mark|hash|caret|backtick)(?:e?s)?",
+    re.IGNORECASE,
+)
 _WORDING_HEADS = {"phras", "wording", "text", "string", "sentenc", "quot"}  # stems
 _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
@@ -109,12 +116,16 @@ def _qualified_version(text: str) -> bool:
 
 _color_word = _every(_COLOR)
 _exception_class = _every(_EXCEPTION)
+_punctuation_word = _every(_PUNCTUATION)
 # Shapes of a closed class of plain words: any word of the class is a candidate, though
 # no markup sets it apart ("in orange text"); an open shape (a model's digit) is not.
-PLAIN_WORD_SHAPES: frozenset[Shape] = frozenset({_color_word})
+PLAIN_WORD_SHAPES: frozenset[Shape] = frozenset({_color_word, _punctuation_word})
 # Shapes whose form itself says what kind of thing a span is (stems): `AttributeError`
 # names an exception though the sentence around it never writes the word.
-KIND_NAMED_BY_FORM: dict[Shape, frozenset[str]] = {_exception_class: frozenset({"exception"})}
+KIND_NAMED_BY_FORM: dict[Shape, frozenset[str]] = {
+    _exception_class: frozenset({"exception"}),
+    _punctuation_word: frozenset({"punctu", "charact"}),  # a semicolon is one
+}
 
 
 def shape_for(expectation: Expectation, question: str) -> Shape | None:
@@ -140,6 +151,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_TEST)
     if head in {"color", "colour"}:  # "what color is the banner": orange, not "banner"
         return _color_word
+    if re.search(r"\bpunctuation\b", clause, re.I) and head in {"charact", "mark", "punctuat"}:
+        return _punctuation_word  # "which punctuation character": semicolons, not "non-space"
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
         return _DATE.fullmatch
     if head == "exception" or (  # "which exception", "what exception type is raised"
