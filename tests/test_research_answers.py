@@ -692,6 +692,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
         pytest.param(
+            "**Stall**: < 0.4% new links for 3+ consecutive crawls",
+            "Below what share of new links, sustained over three consecutive crawls, does the "
+            "crawler stall?", "< 0.4%", id="a-count-the-question-gives-in-words-is-a-premise"),
+        pytest.param(
             "**Context**: the May crawl (520 sites) regressed against the March crawl (720 "
             "sites): timeout rate up from 16.9% to 28.1%, empty-page rate up too.",
             "In the May crawl, what had the timeout rate risen to (compared with March)?",

@@ -148,6 +148,35 @@ def _question_words(question: str) -> tuple[str, tuple[str, ...], frozenset[str]
     return question_norm, terms, frozenset(terms) | words  # "strategy." is "strategy"
 
 
+_WORD_VALUES = {w: i for i, w in enumerate(
+    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+     "twelve"), start=1)}  # fmt: skip
+_COUNT_AND_NOUN = re.compile(r"(\d+|[a-z]+)\+?\s+([a-z][a-z-]+)")
+
+
+@lru_cache(maxsize=64)
+def _counts_in_question(question: str) -> frozenset[tuple[int, str]]:
+    """(value, stem of the next word) of each count the question spells in words:
+    "sustained over two consecutive cycles" gives (2, "consecut"). A unit's "2+
+    consecutive cycles" is then the question's premise, not its answer."""
+    found = set()
+    for match in WORD_NUMBER.finditer(question):
+        after = _COUNT_AND_NOUN.match(question.lower(), match.start())
+        if after is not None:
+            found.add((_WORD_VALUES[match.group(1).lower()], stem(after.group(2))))
+    return frozenset(found)
+
+
+def _premise_count(unit: str, position: int, text: str, question: str) -> bool:
+    """Whether the number at `position` is a count the question already gives in words,
+    followed by the same word ("2+ consecutive cycles" for "two consecutive cycles")."""
+    premises = _counts_in_question(question)
+    if not premises or not text.isdigit():
+        return False
+    after = _COUNT_AND_NOUN.match(unit.lower(), position)
+    return after is not None and (int(text), stem(after.group(2))) in premises
+
+
 def _in_question(
     candidate: str, question_norm: str, question_terms: AbstractSet[str]
 ) -> bool:
@@ -878,6 +907,8 @@ def from_sentence(
             continue  # "~14s" does not answer how many tests
         if counted and _BOUND_SIGN.match(text) and not bounds_asked:
             continue  # "length <= 25" bounds a length; it counts no phrases
+        if kind == "number" and _premise_count(unit, position, text, question):
+            continue  # "2+ consecutive cycles" is what "two consecutive cycles" asks about
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for
