@@ -1324,6 +1324,30 @@ def test_a_punctuation_character_is_named_in_words() -> None:
     assert composed is not None and composed.direct == "commas"
 
 
+def test_a_sentence_ending_in_a_colon_is_answered_by_the_block_it_introduces() -> None:
+    """ "Here is the final report from a successful nightly crawl:" names what is asked
+    but holds no value; the figures sit in the block below it, which shares few words
+    with the question (nor reads like it to the embedding model), so it is read from
+    further down the ranking."""
+    from agentcycle.tasks.research import text_similarities
+
+    text = (
+        "Here is the actual nightly summary from a successful archive crawl by the harvester "
+        "robot:\n\n```\nSummary\n\n  Metric      Value     Verdict\n"
+        "  ──────      ─────     ───────\n  Miss-rate   0.0466    Good\n  Pages       1432\n```"
+    )
+    hit = Evidence(chunk_id="n", file="crawl.md", heading="Nightly crawl", text=text)
+    question = (
+        "In the actual nightly summary from a successful archive crawl by the harvester robot, "
+        "what miss-rate was reached?"
+    )
+    composed = _composed_over(
+        question, [hit], "the miss-rate of a crawl", "a miss-rate is kept", "rate and miss",
+        similarities=text_similarities,
+    )  # fmt: skip
+    assert composed is not None and composed.direct == "0.0466"
+
+
 def test_the_tool_forced_after_a_named_one_needs_nothing_when_its_list_is_empty() -> None:
     """ "Enforcement 2 forces a tool right after Parser_Tool; which prerequisites does
     LINK_DEPS list for that forced tool?": the forced tool is where the labelled arrow

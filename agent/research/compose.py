@@ -361,6 +361,10 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
 
 
 CONTINUATION_MARGIN = 0.3  # how far below the best unit the sentence right after it may rank
+# A sentence ending in ':' introduces the block below it: its first units are read, and
+# may rank further below it, since a block of figures shares few words with a question.
+INTRODUCED_UNITS = 3
+INTRODUCED_MARGIN = 0.5
 
 
 def _named_by_form(span: Span | None, expectation: Expectation, question: str) -> frozenset[str]:
@@ -374,18 +378,24 @@ def _named_by_form(span: Span | None, expectation: Expectation, question: str) -
 
 def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
     """The unit right after `best` in its passage, when it offers a span and ranks near:
-    a topic sentence names what is asked and the sentence after it gives the value."""
+    a topic sentence names what is asked and the sentence after it gives the value. A
+    sentence ending in ':' ("Here is the final report:") introduces the block below it,
+    so the first units of that block are read, from further down the ranking."""
     order = [u.text for u in sentences(best.unit.evidence.text)]
     if best.unit.text not in order:
         return None
     at = order.index(best.unit.text)
-    following = order[at + 1 : at + 2]
-    for r in ranked[1:SHAPE_SEARCH]:
+    # a table's rows are alternatives: the one asked for is found by ranking, not place
+    introduces = best.unit.text.rstrip("`*").endswith(":") and not any(
+        is_table_row(text) for text in order[at + 1 : at + 1 + INTRODUCED_UNITS]
+    )
+    following = order[at + 1 : at + 1 + (INTRODUCED_UNITS if introduces else 1)]
+    for r in ranked[1:] if introduces else ranked[1:SHAPE_SEARCH]:
         if (
             r.span is not None
             and r.unit.evidence.chunk_id == best.unit.evidence.chunk_id
             and r.unit.text in following
-            and r.score >= best.score - CONTINUATION_MARGIN
+            and r.score >= best.score - (INTRODUCED_MARGIN if introduces else CONTINUATION_MARGIN)
         ):
             return r
     return None
