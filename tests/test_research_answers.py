@@ -692,6 +692,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
         pytest.param(
+            "def _clamp_depth(value): d = _to_int(value) if d is not None and 1 < d < 12: return d",
+            "What numeric range must a crawl depth fall in to pass the _clamp_depth guard?",
+            "1 < d < 12", id="a-range-asked-for-is-both-bounds"),
+        pytest.param(
             "**Stall**: < 0.4% new links for 3+ consecutive crawls",
             "Below what share of new links, sustained over three consecutive crawls, does the "
             "crawler stall?", "< 0.4%", id="a-count-the-question-gives-in-words-is-a-premise"),

@@ -216,6 +216,14 @@ def _anchors(unit: str, terms: Sequence[str]) -> list[int]:
 # a value it takes, unless the question asks for the range
 _UNIT_SCALE = re.compile(r"0\s*[-–]\s*(?:1|1\.0|100)")
 _ASKS_SCALE = re.compile(r"\b(?:range|scale)\b", re.IGNORECASE)
+# A range written whole: "0.5 < v < 20.0", "between 2 and 8", "10–30"
+_RANGE = re.compile(
+    r"\d+(?:\.\d+)?\s*<=?\s*[A-Za-z_][\w.]*\s*<=?\s*\d+(?:\.\d+)?"
+    r"|\bbetween\s+\d+(?:\.\d+)?\s+and\s+\d+(?:\.\d+)?"
+    r"|(?<![\w.-])\d+(?:\.\d+)?\s*(?:–|-|to)\s*\d+(?:\.\d+)?(?![\w.-])",
+    re.IGNORECASE,
+)
+RANGE_FIT = 1.3  # above a bare bound of it, when the question asks for a range
 
 
 def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, int, float]]:
@@ -234,6 +242,8 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
             found.append((m.group(0).strip(), m.start(), 1.0))
         for m in VERSION_TOKEN.finditer(unit):  # "v114": the answer when a version is asked
             found.append((m.group(0), m.start(), 0.5))
+        if scale:  # "what range must it fall in": both bounds at once
+            found += [(m.group(0), m.start(), RANGE_FIT) for m in _RANGE.finditer(unit)]
         return found
     for m in _URL.finditer(unit):
         found.append((m.group(0).rstrip(".,;)`"), m.start(), 1.0))
