@@ -188,6 +188,10 @@ def test_focus_names_what_is_asked_for() -> None:
         ("What error code does the validator raise?", {"code"}),
         ("What is the longest user question DocuChat accepts?", {"longest"}),
         ("What is the first stage of the ligand template?", {"first"}),
+        # an adverb says how the subject acts, never what the evidence must name
+        ("Which crawler mode deliberately has no page limit?", {"deliber", "deliberat"}),
+        # "turns on" is the verb: the phrase asked about ends before it
+        ("Which setting turns on the crawler's link cache?", {"turn"}),
     ],
 )
 def test_focus_leaves_out_words_the_evidence_need_not_repeat(
@@ -430,6 +434,9 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     assert shape_for(expect(ext), ext)(".fa, .fasta")
     node = "Which node runs after the planner?"
     assert shape_for(expect(node), node) is None
+    setting = "Which environment variable setting turns on the link cache?"
+    assert shape_for(expect(setting), setting)("CRAWL_LINK_CACHE")
+    assert not shape_for(expect(setting), setting)("true")  # the value it is set to
 
 
 def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
@@ -439,6 +446,14 @@ def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
     assert _extracted(row, question, PROVIDERS) == "ACME_MODEL"
     question = "Which environment variables are required for acme?"
     assert _extracted(row, question, PROVIDERS) == "ACME_API_KEY, ACME_URL"
+
+
+def test_a_capital_a_list_item_opens_with_is_no_name() -> None:
+    """ "- Performs link scoring" capitalises its verb for its place: it names nothing,
+    so a "which algorithm" question finds no name there."""
+    question = "Which ranking algorithm does the crawler's LinkScorer use?"
+    assert _extracted("- Performs link scoring for crawl order", question) is None
+    assert _extracted("- Uses Okapi BM25 for crawl order", question) == "Okapi BM25"
 
 
 def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:
@@ -691,6 +706,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             RELEASE_NOTE,
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
+        pytest.param(
+            "`1 ≤ depth ≤ 12`; values outside this range are dropped.",
+            "What range of crawl depths does the guard accept?",
+            "1 ≤ depth ≤ 12", id="a-range-with-inequality-signs"),
         pytest.param(
             "def _clamp_depth(value): d = _to_int(value) if d is not None and 1 < d < 12: return d",
             "What numeric range must a crawl depth fall in to pass the _clamp_depth guard?",

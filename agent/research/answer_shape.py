@@ -132,7 +132,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
     """The surface form the asked-for head noun demands, or None when it fixes none."""
     head = expectation.head
     clause = main_clause(question)
-    if _ENVIRONMENT.search(clause) and head in {"variabl", "var", "env"}:
+    # "which environment variable (setting|name)": the variable is what is named
+    if _ENVIRONMENT.search(clause) and head in {"variabl", "var", "env", "sett", "name"}:
         held = _VARIABLE_HOLDS.search(clause)
         return _every(_ENV_VAR) if held is None else _env_var_naming(held.group(1))
     if head == "file" and expectation.kind in ("identifier", "name", "phrase"):

@@ -182,6 +182,7 @@ _VERBS |= {
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
+        "turn", "enable", "disable",
     )
     for form in (verb, verb + "s")
 } | {"goes", "go", "has", "have"}  # fmt: skip
@@ -488,6 +489,12 @@ def _plural_subjects_verb(phrase: list[str], word: str, following: list[str]) ->
     )
 
 
+# "-ly" endings of adverbs ("deliberately", "automatically", "explicitly"), not of nouns
+# ("assembly", "family", "anomaly"): an adverb says how, never what the evidence names
+_ADVERB = re.compile(r"\w{3,}(?:at|al|ent|ant|iv|ous|ful|ic|it|ct|ar|ick|ng)ely$|"
+                     r"\w{3,}(?:al|ent|ant|ous|ful|ic|it|ct|ar|ick|ng)ly$")
+
+
 def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
     """The noun phrase opening `words`; `counted`: its first word is the noun a "how
     many" counts, whatever else it could be ("how many *points* does R-free give")."""
@@ -497,6 +504,8 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
         if counted and index == 0:
             phrase.append(bare)
             continue
+        if _ADVERB.fullmatch(bare):
+            continue  # "which program *deliberately* has no …"
         # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
         if (
             bare in _VERBS
@@ -573,8 +582,8 @@ def head_noun(clause: str) -> str:
             break  # "which rule *strips* every key": the rule is asked for
         if phrase and _participle(bare):
             break  # "which version *introduced* X": a verb in the past
-        if bare in _RELATIVE:
-            break  # "which programs *whose* …": the clause after it says which
+        if bare in _RELATIVE or _ADVERB.fullmatch(bare):
+            break  # "which programs *whose* …", "which program *deliberately* …"
         phrase.append(bare)
         if word.endswith((",", ";", ":")):
             break  # "which programs, of ...": punctuation ends the noun phrase

@@ -216,14 +216,14 @@ def _anchors(unit: str, terms: Sequence[str]) -> list[int]:
 # a value it takes, unless the question asks for the range
 _UNIT_SCALE = re.compile(r"0\s*[-–]\s*(?:1|1\.0|100)")
 _ASKS_SCALE = re.compile(r"\b(?:range|scale)\b", re.IGNORECASE)
-# A range written whole: "0.5 < v < 20.0", "between 2 and 8", "10–30"
+# A range written whole: "0.5 < v < 20.0", "1 ≤ n ≤ 30", "between 2 and 8", "10–30"
 _RANGE = re.compile(
-    r"\d+(?:\.\d+)?\s*<=?\s*[A-Za-z_][\w.]*\s*<=?\s*\d+(?:\.\d+)?"
+    r"\d+(?:\.\d+)?\s*(?:<=?|≤)\s*[A-Za-z_][\w.]*\s*(?:<=?|≤)\s*\d+(?:\.\d+)?"
     r"|\bbetween\s+\d+(?:\.\d+)?\s+and\s+\d+(?:\.\d+)?"
     r"|(?<![\w.-])\d+(?:\.\d+)?\s*(?:–|-|to)\s*\d+(?:\.\d+)?(?![\w.-])",
     re.IGNORECASE,
 )
-RANGE_FIT = 1.3  # above a bare bound of it, when the question asks for a range
+RANGE_FIT = 1.3  # a range, when the question asks for one: above any other number
 
 
 def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, int, float]]:
@@ -232,8 +232,13 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
     found: list[tuple[str, int, float]] = []
     if kind == "number":
         enumerators = _enumerators(unit)
+        # "what range must it fall in": a range written whole answers, not its bounds
+        ranges = list(_RANGE.finditer(unit)) if scale else []
+        found += [(m.group(0), m.start(), RANGE_FIT) for m in ranges]
         for m in _NUMBER.finditer(unit):
             if m.start() - 1 in enumerators:
+                continue
+            if any(r.start() <= m.start() < r.end() for r in ranges):
                 continue
             if _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
                 continue
@@ -242,8 +247,6 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
             found.append((m.group(0).strip(), m.start(), 1.0))
         for m in VERSION_TOKEN.finditer(unit):  # "v114": the answer when a version is asked
             found.append((m.group(0), m.start(), 0.5))
-        if scale:  # "what range must it fall in": both bounds at once
-            found += [(m.group(0), m.start(), RANGE_FIT) for m in _RANGE.finditer(unit)]
         return found
     for m in _URL.finditer(unit):
         found.append((m.group(0).rstrip(".,;)`"), m.start(), 1.0))
@@ -269,6 +272,8 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
             if m.start() == 0 or m.group(0).lower() in STOPWORDS:
                 continue  # "If", "When": a capital for its place in the sentence
             text, start = m.group(0), m.start()
+            if " " not in text and _LIST_MARKER.fullmatch(unit, 0, start):
+                continue  # "- Performs clustering": one word capitalised for its place
             if _CLAUSE_START.search(unit, 0, start) and " " in text:
                 # "**Hash**: Compute MD5 hash": a clause's first word is capitalised for
                 # its place, not as a name; the name is what follows it
@@ -278,6 +283,8 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
     return found
 
 
+# what may open a unit before its first word: spaces and a list marker
+_LIST_MARKER = re.compile(r"\s*(?:(?:[-+>*]|\d+[.)])\s+)*")
 # where a clause starts: the unit's start past a list marker, or after a label's colon
 _CLAUSE_START = re.compile(r"(?:^[\s>*+\-\d.]*|[:.]\**\s+)$")
 
