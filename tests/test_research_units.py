@@ -8,7 +8,12 @@ from agentcycle.agent.llm import LLMProvider, LLMSettings, make_provider
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import classify, is_negated, parse_choices
 from agentcycle.agent.research.injection import check_injection
-from agentcycle.agent.research.mc import matches_answer, score_options, select
+from agentcycle.agent.research.mc import (
+    matches_answer,
+    score_options,
+    select,
+    shared_namespace,
+)
 from agentcycle.agent.research.references import detect_references
 from agentcycle.agent.research.rewrite import rewrite_queries
 from agentcycle.agent.research.state import Citation, Evidence
@@ -166,6 +171,21 @@ def test_mc_number_counting_another_noun_is_weak_support() -> None:
     )
     scores, _ = score_options(question, {"A": "3", "B": "5", "C": "8"}, units, vocabulary)
     assert select(scores, negated=False) == "B"  # "3 mirrors" counts mirrors, not pages
+
+
+def test_mc_option_is_found_without_the_namespace_all_options_share() -> None:
+    """A table of one suite's programs drops the suite's prefix: "fetch_deep" in the
+    row states the option "crawl.fetch_deep"."""
+    text = (
+        "| Flag | Effect | Programs |\n|---|---|---|\n"
+        "| `keep_raw: true` | Keep both | fetch_deep |"
+    )
+    question = "Which crawler program carries the keep_raw flag, so it keeps both copies?"
+    units, vocabulary = _one_passage_units(text, question, ["the crawler fetches pages"])
+    choices = {"A": "crawl.fetch_fast", "B": "crawl.fetch_deep", "C": "crawl.sitemap"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B" and reasons["B"].startswith("stated")
+    assert shared_namespace({"A": "0.125", "B": "0.250"}) == ""  # a number has none
 
 
 def test_gate_strips_citations_never_retrieved_or_not_grounded() -> None:

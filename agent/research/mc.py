@@ -54,10 +54,28 @@ def _occurrences(option: str, text: str) -> list[int]:
 _LEADING_NUMBER = re.compile(r"[<>≤≥~]?\s*(\d+(?:\.\d+)?)\b")
 
 
-def _needles(option: str) -> list[tuple[str, float]]:
+NAMESPACED = 0.9  # weight of "map_to_model" found alone for the option "phenix.map_to_model"
+
+
+def shared_namespace(choices: dict[str, str]) -> str:
+    """The dotted prefix every option starts with ("phenix."), or ''. A table that lists
+    the programs of one suite often drops it, so the rest of the name finds the option."""
+    options = [o.strip(" `'\"") for o in choices.values()]
+    heads = {o.split(".", 1)[0] + "." for o in options if "." in o[1:]}
+    if len(options) < 2 or len(heads) != 1 or not next(iter(heads))[0].isalpha():
+        return ""
+    prefix = heads.pop()
+    return prefix if all(o.startswith(prefix) and len(o) > len(prefix) + 2 for o in options) else ""
+
+
+def _needles(option: str, namespace: str = "") -> list[tuple[str, float]]:
     """(text to find, weight): the option itself, and for "120 seconds" or "40 points"
-    its number alone, a little weaker ("'120') # 2 min" states 120 seconds too)."""
+    its number alone, a little weaker ("'120') # 2 min" states 120 seconds too); with a
+    namespace all options share, the name without it."""
     found = [(option, 1.0)]
+    bare = option.strip(" `'\"")
+    if namespace and bare.startswith(namespace):
+        found.append((bare[len(namespace) :], NAMESPACED))
     match = _LEADING_NUMBER.match(option.strip())
     if match and match.end() < len(option.strip()):
         found.append((match.group(1), BARE_NUMBER))
@@ -219,6 +237,7 @@ def score_options(
     answered = [k for k, v in choices.items() if matches_answer(v, answer, objective)]
     flags = flagged_rows(objective, choices, units)
     texts = [normalise(unit.text) for unit in units]  # once, not once per option
+    namespace = shared_namespace(choices)
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
         # "all 3 queries" is weak support for 3 when the question counts passages
@@ -226,7 +245,7 @@ def score_options(
         window_terms = [t for t in terms if t not in option_terms]
         best, where = 0.0, ""
         for unit, text in zip(units, texts, strict=True):
-            for needle, weight in _needles(option):
+            for needle, weight in _needles(option, namespace):
                 length = len(normalise(needle))
                 for position in _occurrences(needle, text):
                     start, end = max(0, position - WINDOW_CHARS), position + length + WINDOW_CHARS
