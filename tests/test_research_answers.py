@@ -162,6 +162,8 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         ("In the crawler, how are relative links resolved?", "manner"),
         ("Which test covers the page limit?", "identifier"),
         ("What is the maximum nesting level for link following?", "number"),
+        ("Which programs use the crawl strategy 'deep'?", "list"),
+        ("Into which four groups does the sorter put links?", "list"),
     ],
 )
 def test_expected_answer_type(question: str, kind: str) -> None:
@@ -454,6 +456,20 @@ def test_a_capital_a_list_item_opens_with_is_no_name() -> None:
     question = "Which ranking algorithm does the crawler's LinkScorer use?"
     assert _extracted("- Performs link scoring for crawl order", question) is None
     assert _extracted("- Uses Okapi BM25 for crawl order", question) == "Okapi BM25"
+
+
+def test_a_slash_list_as_long_as_the_count_asked_is_the_list() -> None:
+    """ "Into which three modes": "fast/deep/skip" lists three modes, and answers before
+    the file a better-worded sentence names; a count it does not match leaves it a path."""
+    text = (
+        "`crawler/link_sorter.py` sorts every crawled link into three modes that set how "
+        "deep the crawl goes.\n\n- `link_sorter.py`: Sorts links into fast/deep/skip (v2)"
+    )
+    question = "Into which three modes does the crawler's link sorter sort links?"
+    composed = _composed(text, question, "Link sorting")
+    assert composed is not None and composed.direct == "fast, deep, skip"
+    two = "Which two modes does the link sorter know?"
+    assert _extracted("Sorts links into fast/deep/skip (v2)", two) != "fast, deep, skip"
 
 
 def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:

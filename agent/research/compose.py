@@ -40,7 +40,13 @@ from agentcycle.agent.research.explicit_value import (
     counts_only_other_names,
     lists_only_other_items,
 )
-from agentcycle.agent.research.extract import NAMED_COLUMN, Span, extract, keyed_by
+from agentcycle.agent.research.extract import (
+    COUNTED_LIST,
+    NAMED_COLUMN,
+    Span,
+    extract,
+    keyed_by,
+)
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
@@ -158,7 +164,7 @@ def _states_answer(span: Span | None, expectation: Expectation) -> bool:
     count of the asked unit, the cell under the column the question's head noun names."""
     if span is None:
         return False
-    if span.how.startswith((BOUND, COUNTED)) or span.how.endswith(NAMED_COLUMN):
+    if span.how.startswith((BOUND, COUNTED, COUNTED_LIST)) or span.how.endswith(NAMED_COLUMN):
         return True
     return expectation.asks_default and "marked default" in span.how
 
@@ -176,8 +182,9 @@ def _looked_up(span: Span | None, unit: str, question: str) -> bool:
 
 def _stated_margin(span: Span | None) -> float:
     """How far below the best unit a stated answer may rank and still lead: furthest for
-    a value bound to the very setting the question names."""
-    return 0.5 if span is not None and span.how.startswith(BOUND) else 0.15
+    a value bound to the very setting the question names, or a list exactly as long as
+    the count the question asks for."""
+    return 0.5 if span is not None and span.how.startswith((BOUND, COUNTED_LIST)) else 0.15
 
 
 _LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)

@@ -154,6 +154,26 @@ _WORD_VALUES = {w: i for i, w in enumerate(
 _COUNT_AND_NOUN = re.compile(r"(\d+|[a-z]+)\+?\s+([a-z][a-z-]+)")
 
 
+COUNTED_LIST = "list of the count asked"  # Span.how of a list as long as the count asked
+# "solve/solve_constrained/task/tutorial": items written joined by slashes
+_SLASH_LIST = re.compile(r"(?<![\w/.])[A-Za-z_][\w-]*(?:/[A-Za-z_][\w-]*)+(?![\w/.])")
+_ASKED_COUNT = re.compile(r"\b(?:which|what)\s+(\w+)\s+[a-z_-]+s\b", re.IGNORECASE)
+
+
+def _slash_list(unit: str, question: str) -> list[str]:
+    """The items of a slash-joined list with as many items as "which four intents"
+    asks for: "a/b/c/d" reads as a path until the count says it is four things."""
+    asked = _ASKED_COUNT.search(question)
+    count = _WORD_VALUES.get(asked.group(1).lower()) if asked else None
+    if not count or count < 2:
+        return []
+    for match in _SLASH_LIST.finditer(unit):
+        items = match.group(0).split("/")
+        if len(items) == count:
+            return items
+    return []
+
+
 @lru_cache(maxsize=64)
 def _counts_in_question(question: str) -> frozenset[tuple[int, str]]:
     """(value, stem of the next word) of each count the question spells in words:
@@ -900,6 +920,9 @@ def from_sentence(
     if shape in PLAIN_WORD_SHAPES:  # "in orange text" for "what color"
         candidates += [(part, unit.find(part), 0.5) for part in shaped_parts(unit, shape)]
     if expectation.kind == "list":
+        counted_list = _slash_list(unit, question)
+        if counted_list:
+            return Span(", ".join(counted_list), 1.0, COUNTED_LIST)
         codes = [
             c
             for c, _, fit in candidates
