@@ -194,6 +194,7 @@ def test_focus_names_what_is_asked_for() -> None:
         ("Which crawler mode deliberately has no page limit?", {"deliber", "deliberat"}),
         # "turns on" is the verb: the phrase asked about ends before it
         ("Which setting turns on the crawler's link cache?", {"turn"}),
+        ("Which crawl check comes first?", {"com", "come", "first"}),
     ],
 )
 def test_focus_leaves_out_words_the_evidence_need_not_repeat(

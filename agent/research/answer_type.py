@@ -184,7 +184,7 @@ _VERBS |= {
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
-        "turn", "enable", "disable",
+        "turn", "enable", "disable", "come",
     )
     for form in (verb, verb + "s")
 } | {"goes", "go", "has", "have"}  # fmt: skip
