@@ -656,6 +656,28 @@ def _names_a_thing(clause: str, head: str) -> bool:
     return not re.search(rf"\b{re.escape(head)}\w*[ -](?:{_QUANTITY_NOUNS})\b", clause, re.I)
 
 
+# "which residues does the estimator count": after "does <subject>" a quantity word is
+# the verb, and the wh-word asks for the things it counts
+_QUANTITY_VERB = re.compile(
+    r"\b(?:which|what)\s+[a-z_-]+\s+(?:does|do|did)\b[^?,;]*\b(?:count|limit|score|rank)\b"
+    r"(?!\s+(?:of|is|are|was|were)\b)",
+    re.IGNORECASE,
+)
+
+
+_QUANTITY_HEADS = {stem(noun) for noun in _QUANTITY_NOUNS.split("|")}
+
+
+def _counts_the_things_asked(clause: str, head: str) -> bool:
+    """ "Which residues does X count": the answer names residues, it is not a number."""
+    return (
+        bool(head)
+        and head not in _QUANTITY_HEADS
+        and not _STRONG_NUMBER_Q.search(clause)
+        and bool(_QUANTITY_VERB.search(clause))
+    )
+
+
 def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
@@ -670,7 +692,11 @@ def _classify_answer(
         return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
         return "default", focus, True  # a default may be a name or a value
-    if _NUMBER_Q.search(clause) and not _names_a_thing(clause, head):
+    if (
+        _NUMBER_Q.search(clause)
+        and not _names_a_thing(clause, head)
+        and not _counts_the_things_asked(clause, head)
+    ):
         return "number", focus, asks_default
     if _NAME_Q.search(clause):
         return "name", focus, asks_default
