@@ -173,6 +173,12 @@ def test_expected_answer_type(question: str, kind: str) -> None:
     assert expect(question).kind == kind
 
 
+def test_leaving_a_setting_untouched_asks_for_its_default() -> None:
+    question = "If I leave Crawl depth untouched in the panel, how deep will the crawler go?"
+    assert expect(question).asks_default
+    assert not expect("If I leave the panel, how deep will the crawler go?").asks_default
+
+
 def test_focus_names_what_is_asked_for() -> None:
     assert "port" in expect("What is the default port of the REST server?").focus
     assert "overlap" in expect("What chunk overlap does the agent use when ingesting?").focus
@@ -442,6 +448,9 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     assert shape_for(expect(node), node) is None
     setting = "Which environment variable setting turns on the link cache?"
     assert shape_for(expect(setting), setting)("CRAWL_LINK_CACHE")
+    bypass = "Which environment variable setting bypasses the link check?"
+    assert expect(bypass).head == "sett"  # "bypasses" is the verb
+    assert shape_for(expect(bypass), bypass)("SKIP_LINK_CHECK=1")  # named with its value
     assert not shape_for(expect(setting), setting)("true")  # the value it is set to
 
 

@@ -184,10 +184,10 @@ _VERBS |= {
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
-        "turn", "enable", "disable", "come",
+        "turn", "enable", "disable", "come", "bypass", "override",
     )
     for form in (verb, verb + "s")
-} | {"goes", "go", "has", "have"}  # fmt: skip
+} | {"goes", "go", "has", "have", "bypasses"}  # fmt: skip
 # Words naming the *kind* of answer, not its subject: the evidence needn't repeat them.
 _KIND_NOUNS = {
     "model",
@@ -630,7 +630,8 @@ def expect(question: str) -> Expectation:
 # "If I leave `provider` unset, which backend…", "when no model is given": what applies
 # then is the default, though the question never says the word
 _UNSET = re.compile(
-    r"\b(?:leave|leaves|left|keep|keeps)\s+(?:\S+\s+){0,4}?(?:unset|blank|empty|unspecified)\b"
+    r"\b(?:leave|leaves|left|keep|keeps)\s+(?:\S+\s+){0,4}?"
+    r"(?:unset|blank|empty|unspecified|untouched|unchanged|alone|as it is)\b"
     r"|\b(?:do not|don't|never|without)\s+(?:set|setting|specify|specifying|pass|passing)\b"
     r"|\bis(?:n't| not)\s+(?:set|specified|given)\b"
     r"|\bif\s+(?:no|none)\b(?=[^,?]*\b(?:set|given)\b)",
