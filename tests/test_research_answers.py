@@ -173,6 +173,15 @@ def test_expected_answer_type(question: str, kind: str) -> None:
     assert expect(question).kind == kind
 
 
+def test_a_terse_query_asks_what_the_thing_it_names_is() -> None:
+    """ "CRAWL_MAX_PAGES?" asks the setting's value; a bare noun phrase asks what it is,
+    as "What is the …?" would."""
+    assert _extracted("CRAWL_MAX_PAGES = 40  # pages per site", "CRAWL_MAX_PAGES?") == "40"
+    assert expect("link cache size in the crawler?").kind == "number"
+    assert expect("Under what licence is the crawler released?").kind != "number"
+    assert expect("Under what threshold is a link dropped?").kind == "number"
+
+
 def test_leaving_a_setting_untouched_asks_for_its_default() -> None:
     question = "If I leave Crawl depth untouched in the panel, how deep will the crawler go?"
     assert expect(question).asks_default
@@ -450,7 +459,7 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     assert shape_for(expect(setting), setting)("CRAWL_LINK_CACHE")
     bypass = "Which environment variable setting bypasses the link check?"
     assert expect(bypass).head == "sett"  # "bypasses" is the verb
-    assert shape_for(expect(bypass), bypass)("SKIP_LINK_CHECK=1")  # named with its value
+    assert shape_for(expect(bypass), bypass)("SKIP_LINK_CHECK")
     assert not shape_for(expect(setting), setting)("true")  # the value it is set to
 
 

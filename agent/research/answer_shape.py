@@ -21,8 +21,7 @@ from agentcycle.agent.research.text import VERSION_TOKEN
 
 Shape = Callable[[str], bool]
 
-# `SKIP_CHECK=1` names the variable with the value that does it
-_ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:=[\w.-]+)?")
+_ENV_VAR = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 _TEST = re.compile(r"test_\w+(?:\(\))?")
 _FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")

@@ -30,7 +30,10 @@ _QUANTITY_NOUNS = (
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
     r"strict|confident|fast|slow)|what (percentage|fraction)|"
-    r"(below|above|under|over|at|to|from) what\b|(roughly|approximately) how|"
+    # "under what threshold", but "under what licence" asks for a name
+    r"(below|above|under|over|at|to|from) what\b(?!\s+(?:licen[cs]es?|terms|names?|"
+    r"conditions?|circumstances|headings?|sections?|categor(?:y|ies)|labels?)\b)|"
+    r"(roughly|approximately) how|"
     # "what is the most retreats it permits": the most of a plural is a count
     r"\bwhat(?: is|'s) the (?:most|fewest|least|largest number of)\s+[a-z]+s\b|"
     # "what map correlation must it exceed": a bound asks for the number it sets
@@ -615,12 +618,32 @@ _QUOTED_EXAMPLE = re.compile(
 )
 
 
+_ANY_ASKING = re.compile(
+    r"\b(?:what|which|how|who|whom|whose|where|when|why|name|give|state|identify|list)\b",
+    re.IGNORECASE,
+)
+
+
+def _as_asked(question: str) -> str:
+    """A terse query ("TODO_MAX_ITEMS?", "qa_memory hit threshold in the planner?") asks
+    what the thing it names is: read it as "What is <it>?"."""
+    if _ANY_ASKING.search(question) or _YES_NO.match(question.strip()):
+        return question
+    bare = question.strip().rstrip("?").strip()
+    if not bare:
+        return question
+    if re.fullmatch(r"[A-Za-z_][\w.]*", bare) and ("_" in bare or "." in bare):
+        return f"What is the default value of {bare}?"  # a setting named alone: its value
+    return f"What is the {bare}?"
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
     if _WHERE_FILE.search(asking_part(main_clause(question))):
         return Expectation("identifier", _focus(main_clause(question)), False, "file")
     question = re.sub(r"\bwhat['’]s\b", "what is", question, flags=re.IGNORECASE)
     question = _QUOTED_EXAMPLE.sub("that", question)
+    question = _as_asked(question)
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
