@@ -440,6 +440,11 @@ def test_mc_the_option_a_passage_binds_to_the_questions_word_wins() -> None:
     question = "In page scoring, how many stage points does a docked page get?"
     letter, reasons = _picked(text, question, {"A": "100", "B": "90", "C": "60", "D": "30"})
     assert letter == "C" and reasons["C"].startswith("bound")
+    # names that share the question's other words ("fresh_page") bind their options too:
+    # the one name the question writes whole still decides
+    text = "**Page stage scores:** fresh_page=100, cached=90, docked=60, full_page=30."
+    letter, reasons = _picked(text, question, {"A": "100", "B": "90", "C": "60", "D": "30"})
+    assert letter == "C" and reasons["C"].startswith("bound")
 
 
 GLOSSED_MODES = (

@@ -313,19 +313,25 @@ _BOUND_NAME = r"([A-Za-z_][\w.-]*)`?\*{0,2}\s*(?:=|:)\s*`?"
 
 def _bound_options(terms: list[str], choices: dict[str, str], texts: list[str]) -> list[str]:
     """The letters of options a text binds to a name the question writes ("docked=60"
-    for "how many points does a docked model get"), when exactly one option is bound:
-    a list of such pairs states each value for its own name, not for the question's."""
+    for "how many points does a docked model get"), when exactly one option is bound, or
+    exactly one is bound to a name the question writes whole: a list of such pairs states
+    each value for its own name, not for the question's."""
     asked = set(terms)
-    bound = []
+    shares: dict[str, float] = {}  # per option: the most of a bound name the question writes
     for letter, option in choices.items():
         value = re.escape(option.strip().strip("`"))
         pattern = re.compile(rf"(?<![\w.]){_BOUND_NAME}{value}(?![\w]|\.\d)")
         for text in texts:
-            names = [m.group(1) for m in pattern.finditer(text)]
-            if any(set(content_terms(name.replace("_", " "))) & asked for name in names):
-                bound.append(letter)
-                break
-    return bound if len(bound) == 1 else []
+            for match in pattern.finditer(text):
+                parts = set(content_terms(match.group(1).replace("_", " ")))
+                if parts & asked:
+                    share = len(parts & asked) / len(parts)
+                    shares[letter] = max(shares.get(letter, 0.0), share)
+    if len(shares) == 1:
+        return list(shares)
+    # "sharpened=90, full_map=50" for "a sharpened map": the one name written whole
+    whole = [letter for letter, share in shares.items() if share == 1.0]
+    return whole if len(whole) == 1 else []
 
 
 _WH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\b", re.IGNORECASE)
