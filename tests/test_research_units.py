@@ -570,3 +570,14 @@ def test_mc_an_options_gloss_is_its_code_comment_and_must_repeat_what_is_asked()
     choices = {"A": "Fetch_Tool", "B": "Link_Tool", "C": "Summary_Tool"}
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "C"
+    # an enum's comment glosses its member past the member's own assignment
+    enum = (
+        'class EventKind(Enum): FETCH = "fetch"   # Page downloaded RETRY = "retry"   # '
+        'Request sent again after a timeout SKIP = "skip"   # Host ignored'
+    )
+    question = "Which event kind records a request sent again after a timeout?"
+    units, vocabulary = _passages_units([enum], question, others)
+    choices = {"A": "FETCH", "B": "RETRY", "C": "SKIP"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"
+    assert reasons["B"].startswith("its own description matches")

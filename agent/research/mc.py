@@ -361,7 +361,8 @@ def _described_option(
     at least two and more than any other option's: in a list glossing each option,
     closeness alone ties them. A gloss is what a text writes right after the option: in
     parentheses ("`pivot` (agent wants to try a different approach)"), after a colon,
-    or as a code comment ("planner.py  # Plan generation (2-5 steps)"). A table row's
+    or as a code comment ("planner.py  # Plan generation (2-5 steps)", also past an
+    assignment: 'RETRY = "retry"  # Sent again'). A table row's
     other cells are no gloss: rows of one table share their words ("X-ray, has search
     model" against "X-ray (no search model)"), so they tie or mislead."""
     asked = set(terms)
@@ -370,7 +371,8 @@ def _described_option(
         name = re.escape(option.strip().strip("`"))
         # a comment glosses a file or name on its line, not a value ("= 3  # per call")
         valued = any(c.isdigit() for c in option)
-        comment = r"|\s#\s*([^\n#├└│]{3,160})" if not valued else ""
+        # ('REPROMPT = "reprompt"  # Correction sent'): past the name's own assignment
+        comment = r"|(?:\s*=\s*[^#\n=]{1,40}?)?\s#\s*([^\n#├└│]{3,160})" if not valued else ""
         # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"'
         gloss = re.compile(
             rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}})"
