@@ -173,6 +173,22 @@ def test_mc_number_counting_another_noun_is_weak_support() -> None:
     assert select(scores, negated=False) == "B"  # "3 mirrors" counts mirrors, not pages
 
 
+def test_mc_a_bold_label_above_a_list_says_what_its_items_are() -> None:
+    """Two keyword lists under their own bold labels: the option in the list whose label
+    says what is asked wins, though its own line shares no word with the question."""
+    text = (
+        "**Keywords that start a full crawl:**\n"
+        "- Site keywords: 'mirror', 'sitemap', 'archive', 'snapshot'\n\n"
+        "**Keywords that mark a quick lookup:**\n"
+        "- 'define', 'spell', 'quantity', 'when'"
+    )
+    question = "Which of these keywords does the crawler treat as marking a quick lookup?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
+    choices = {"A": "mirror", "B": "sitemap", "C": "quantity", "D": "archive"}
+    scores, _ = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C"
+
+
 def test_mc_option_is_found_without_the_namespace_all_options_share() -> None:
     """A table of one suite's programs drops the suite's prefix: "fetch_deep" in the
     row states the option "crawl.fetch_deep"."""

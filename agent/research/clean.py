@@ -120,3 +120,21 @@ def is_clean(text: str) -> bool:
         or re.search(r"(^|\n)\s*#{1,6}\s", text)
         or re.search(r"\s\|\s", text)
     )
+
+
+_LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
+
+
+def label_above(unit: str, chunk_text: str) -> str:
+    """The bold label line closest above a unit in its chunk (a setting's name in a
+    user guide), or ''; labels more than two paragraphs up do not count."""
+    at = chunk_text.find(unit[:40])
+    if at <= 0:
+        return ""
+    labels = list(_LABEL.finditer(chunk_text, 0, at))
+    if not labels:
+        return ""
+    last = labels[-1]
+    if chunk_text.count("\n\n", last.end(), at) > 2:
+        return ""
+    return last.group(1)

@@ -30,6 +30,7 @@ from agentcycle.agent.research.clean import (
     header_for,
     in_code_block,
     is_table_row,
+    label_above,
 )
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -124,7 +125,7 @@ def rank(
         span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
-        label = _label_above(unit.text, unit.evidence.text)
+        label = label_above(unit.text, unit.evidence.text)
         if label:  # "**Max cycles**" on its own line names the paragraph below it
             lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
         if is_table_row(unit.text):  # a row means what its header says: count the header
@@ -185,24 +186,6 @@ def _stated_margin(span: Span | None) -> float:
     a value bound to the very setting the question names, or a list exactly as long as
     the count the question asks for."""
     return 0.5 if span is not None and span.how.startswith((BOUND, COUNTED_LIST)) else 0.15
-
-
-_LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
-
-
-def _label_above(unit: str, chunk_text: str) -> str:
-    """The bold label line closest above a unit in its chunk (a setting's name in a
-    user guide), or ''; labels more than two paragraphs up do not count."""
-    at = chunk_text.find(unit[:40])
-    if at <= 0:
-        return ""
-    labels = [m for m in _LABEL.finditer(chunk_text, 0, at)]
-    if not labels:
-        return ""
-    last = labels[-1]
-    if chunk_text.count("\n\n", last.end(), at) > 2:
-        return ""
-    return last.group(1)
 
 
 SHARED_PREFIX = 6  # "verbosity" and "verbose" stem apart but are the same word

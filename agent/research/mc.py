@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable
 
 from agentcycle.agent.research.answer_type import Expectation, asking_part, expect, main_clause
-from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
+from agentcycle.agent.research.clean import (
+    cells,
+    clean_inline,
+    header_for,
+    is_table_row,
+    label_above,
+)
 from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
 from agentcycle.agent.research.superlative import asked_extreme, extreme_option
 from agentcycle.agent.research.synthesize import Scored
@@ -237,6 +243,8 @@ def score_options(
     answered = [k for k, v in choices.items() if matches_answer(v, answer, objective)]
     flags = flagged_rows(objective, choices, units)
     texts = [normalise(unit.text) for unit in units]  # once, not once per option
+    # "**Keywords that indicate simple counting:**" above a list says what its items are
+    labels = [normalise(label_above(unit.text, unit.evidence.text)) for unit in units]
     namespace = shared_namespace(choices)
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
@@ -244,12 +252,13 @@ def score_options(
         other_counts = bool(counted) and option.strip().replace(".", "").isdigit()
         window_terms = [t for t in terms if t not in option_terms]
         best, where = 0.0, ""
-        for unit, text in zip(units, texts, strict=True):
+        for unit, text, label in zip(units, texts, labels, strict=True):
             for needle, weight in _needles(option, namespace):
                 length = len(normalise(needle))
                 for position in _occurrences(needle, text):
                     start, end = max(0, position - WINDOW_CHARS), position + length + WINDOW_CHARS
-                    proximity = _closeness(window_terms, text[start:end], vocabulary, total)
+                    window = f"{label}\n{text[start:end]}"
+                    proximity = _closeness(window_terms, window, vocabulary, total)
                     value = weight * (0.5 * unit.score + 0.5 * proximity)
                     if other_counts and counts_another_noun(text, position + length, counted):
                         value *= OTHER_COUNT
