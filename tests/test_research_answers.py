@@ -173,6 +173,13 @@ def test_expected_answer_type(question: str, kind: str) -> None:
     assert expect(question).kind == kind
 
 
+def test_the_name_of_the_x_file_asks_for_a_file() -> None:
+    question = "What is the name of the HTML report file the crawler writes?"
+    assert expect(question).head == "file"
+    assert shape_for(expect(question), question)("crawl_report.html")
+    assert expect("What is the name of the crawler?").head == ""  # no kind fixes a form
+
+
 def test_a_terse_query_asks_what_the_thing_it_names_is() -> None:
     """ "CRAWL_MAX_PAGES?" asks the setting's value; a bare noun phrase asks what it is,
     as "What is the …?" would."""

@@ -637,6 +637,14 @@ def _as_asked(question: str) -> str:
     return f"What is the {bare}?"
 
 
+# "what is the name of the X file": the file is asked for, named
+_NAME_OF = re.compile(
+    r"\bwhat(?:\s+is|\s+was|'s)?\s+the\s+(?:exact\s+)?name\s+of\s+(?:the|a|an|its)\s+"
+    rf"(?=(?:[\w-]+\s+){{0,3}}(?:{_IDENTIFIER_NOUNS})\b)",
+    re.IGNORECASE,
+)
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
     if _WHERE_FILE.search(asking_part(main_clause(question))):
@@ -645,6 +653,7 @@ def expect(question: str) -> Expectation:
     question = _QUOTED_EXAMPLE.sub("that", question)
     question = _as_asked(question)
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
+    clause = _NAME_OF.sub("which ", clause)  # "what is the name of the report file"
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
     return Expectation(kind, focus, asks_default, head)
