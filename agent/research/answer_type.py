@@ -187,10 +187,10 @@ _VERBS |= {
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
-        "turn", "enable", "disable", "come", "bypass", "override",
+        "turn", "enable", "disable", "come", "override",
     )
     for form in (verb, verb + "s")
-} | {"goes", "go", "has", "have", "bypasses"}  # fmt: skip
+} | {"goes", "go", "has", "have", "bypass", "bypasses"}  # fmt: skip
 # Words naming the *kind* of answer, not its subject: the evidence needn't repeat them.
 _KIND_NOUNS = {
     "model",
