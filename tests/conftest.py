@@ -68,7 +68,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Fail the run (and clean up) when a test left a Prefect server running."""
+    """Remove this process's test home; fail the run (and clean up) when a test left a
+    Prefect server running. The home goes here, not only in `prefect_api`, because a run
+    that never starts a server (one research file, say) would otherwise leave it in /tmp."""
+    shutil.rmtree(_HOME, ignore_errors=True)
     if hasattr(session.config, "workerinput"):
         return  # the controller checks once, after every worker has finished
     import signal
