@@ -43,8 +43,9 @@ from agentcycle.agent.research.stated_default import (
 )
 from agentcycle.agent.research.synthesize import cite, quoted_phrases, score_units
 from agentcycle.agent.research.table_headers import Placed, continued_table_headers
-from agentcycle.agent.research.text import Vocabulary, present_terms, stem
+from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms, stem
 from agentcycle.agent.research.unit_index import UnitIndex
+from agentcycle.agent.research.wording import in_corpus_words
 from agentcycle.evaluation.scorers import direct, score_qa
 from agentcycle.evaluation.split import select, split_of
 from agentcycle.evaluation.suites import QaSample
@@ -193,6 +194,24 @@ def test_leaving_a_setting_untouched_asks_for_its_default() -> None:
     question = "If I leave Crawl depth untouched in the panel, how deep will the crawler go?"
     assert expect(question).asks_default
     assert not expect("If I leave the panel, how deep will the crawler go?").asks_default
+
+
+def test_an_idiom_for_the_default_is_read_in_the_documentation_words() -> None:
+    """ "Leave Crawl depth alone" is what a passage calls the default: reworded, the
+    passage that states the default covers the question, so it is not refused."""
+    passage = "Crawl depth: how many links deep the crawler follows (default: 3)."
+    vocabulary = Vocabulary.from_texts(
+        [passage, "Links are kept in the cache.", "The panel shows every setting."]
+    )
+    question = "If I leave Crawl depth alone in the panel, how many links deep does it follow?"
+    reworded = in_corpus_words(question)
+    assert reworded.startswith("If Crawl depth at its default in the panel")
+    assert coverage(content_terms(reworded), passage, vocabulary) > coverage(
+        content_terms(question), passage, vocabulary
+    )
+    assert expect(reworded).asks_default
+    plain = "If I leave the panel, how many links deep does it follow?"
+    assert in_corpus_words(plain) == plain
 
 
 def test_focus_names_what_is_asked_for() -> None:
@@ -467,6 +486,9 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     bypass = "Which environment variable setting bypasses the link check?"
     assert expect(bypass).head == "sett"  # "bypasses" is the verb
     assert shape_for(expect(bypass), bypass)("SKIP_LINK_CHECK")
+    # third-person forms of verbs ending in a sibilant take "es"
+    for verb in ("passes", "switches", "catches", "matches"):
+        assert expect(f"Which environment variable {verb} the link check?").head == "variabl"
     assert not shape_for(expect(setting), setting)("true")  # the value it is set to
 
 

@@ -176,6 +176,13 @@ _VERBS = {
     "defines",
     "define",
 }
+
+
+def _third_person(verb: str) -> str:
+    """Third person singular: English adds "es" after a sibilant or an "o" ("passes")."""
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "z", "o")) else "s")
+
+
 # Common verbs of technical questions ("which programs *prefer* half-maps"), each with
 # its third-person form: they end the noun phrase the wh-word asks about.
 _VERBS |= {
@@ -187,10 +194,10 @@ _VERBS |= {
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
-        "turn", "enable", "disable", "come", "override",
+        "turn", "enable", "disable", "come", "override", "bypass", "go",
     )
-    for form in (verb, verb + "s")
-} | {"goes", "go", "has", "have", "bypass", "bypasses"}  # fmt: skip
+    for form in (verb, _third_person(verb))
+} | {"has", "have"}  # fmt: skip
 # Words naming the *kind* of answer, not its subject: the evidence needn't repeat them.
 _KIND_NOUNS = {
     "model",

@@ -30,6 +30,7 @@ from agentcycle.agent.research.state import (
 from agentcycle.agent.research.synthesize import pick, score_units
 from agentcycle.agent.research.tools import ResearchTools
 from agentcycle.agent.research.validate import parse_constraints
+from agentcycle.agent.research.wording import in_corpus_words
 
 Update = dict[str, Any]
 
@@ -55,7 +56,7 @@ def injection_node(state: ResearchState, config: RunnableConfig) -> Update:
         if reply is not None:  # None: parser error or timeout, fail open
             verdict = {"is_safe": reply.is_safe, "reasoning": reply.reasoning, "source": "llm"}
     return {
-        "objective": objective,
+        "objective": in_corpus_words(objective),
         "choices": choices,
         "injection": verdict,
         "counters": Counters(),
