@@ -122,7 +122,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     (
         "answer forcing",
         r"\b(instead|regardless|whatever the (sources|documents|context)|no matter what)\b"
-        r"[^.?!\n]{0,40}\b(say|output|respond|answer|reply|write|print|state|claim)\b",
+        r"[^.?!\n]{0,40}\b(say|output|respond|answer|reply|write|print|state|claim)\b"
+        # a verb that says something ("say 'yes'"), not the noun ending a clause
+        # ("what does it use instead of an LLM answer?")
+        r"(?=\s*[\w'\"“:])",
     ),
     (
         "answer forcing",
