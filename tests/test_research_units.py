@@ -500,6 +500,45 @@ def test_mc_reads_how_a_passage_relates_each_option(
     assert letter == expected and reasons[expected].startswith(reason)
 
 
+def test_mc_an_option_opening_the_clause_that_says_what_is_asked_wins() -> None:
+    """ "`tor` has no native link cache": the option is the clause's subject and the
+    clause says what the question asks; another option that merely sits near the same
+    words ("the mirror's native cache endpoint") is not described by them."""
+    notes = (
+        "The crawler supports three backends: **plain**, **mirror** and **tor**. "
+        "**Proxy note:** `tor` has no native link cache and `socks` needs a cache host."
+    )
+    mirror = "The `mirror` fetcher calls its native API, which hits the native cache endpoint."
+    question = "Which backend supported by the crawler has no native link cache?"
+    units, vocabulary = _passages_units([mirror, notes], question, ["other words"])
+    choices = {"A": "plain", "B": "mirror", "C": "tor", "D": "socks"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C"
+    assert reasons["C"].startswith("its own description matches")
+
+
+def test_mc_a_name_heading_its_section_is_glossed_by_the_units_under_it() -> None:
+    """ "### 6. relink_node (deep crawls only)" over "Only fires for deep crawls": the
+    unit says it of the node its heading names; a word that merely heads a section
+    ("Local storage") is no name and is not glossed."""
+    def unit(heading: str, text: str, n: int) -> Evidence:
+        return Evidence(chunk_id=f"c{n}", file="d.md", heading=heading, text=text)
+
+    evidence = [
+        unit("Crawler > Nodes > 6. relink_node (deep only)", "Only fires for deep crawls.", 1),
+        unit("Crawler > Nodes > 7. store_node", "Writes every fetched page to disk.", 2),
+        unit("Crawler > Local storage", "Pages stay in local storage until they expire.", 3),
+    ]
+    question = "Which crawler node fires only for deep crawls?"
+    vocabulary = Vocabulary.from_texts([e.text for e in evidence] + ["other words"])
+    units = score_units(question, evidence, vocabulary)
+    choices = {"A": "fetch_node", "B": "relink_node", "C": "store_node", "D": "local"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"
+    assert reasons["B"].startswith("its own description matches")
+    assert not reasons["D"].startswith("its own description matches")
+
+
 def test_mc_reads_the_cell_under_the_column_the_question_names_as_a_qualifier() -> None:
     """"With the zephyr backend, which codec …": every option sits in the same row, the
     same few characters from the question's words; the zephyr column says which."""

@@ -286,7 +286,8 @@ def score_options(
     if not expectation.asks_default:
         for letter in _bound_options(terms, choices, unit_texts[:BOUND_UNITS]):
             _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
-    described = _described_option(_predicate_terms(objective, expectation), choices, unit_texts)
+    headed = [(unit.text, unit.evidence.heading.rsplit(">", 1)[-1]) for unit in units]
+    described = _described_option(_predicate_terms(objective, expectation), choices, headed)
     if described is not None:
         _credit(scores, reasons, described, DESCRIBED, "its own description matches")
     rows = [
@@ -364,16 +365,21 @@ def _predicate_terms(objective: str, expectation: Expectation) -> list[str]:
 
 
 def _described_option(
-    terms: list[str], choices: dict[str, str], texts: list[str]
+    terms: list[str], choices: dict[str, str], units: list[tuple[str, str]]
 ) -> str | None:
     """The letter of the option whose own gloss holds the most of the question's words,
     at least two and more than any other option's: in a list glossing each option,
-    closeness alone ties them. A gloss is what a text writes right after the option: in
-    parentheses ("`pivot` (agent wants to try a different approach)"), after a colon,
-    or as a code comment ("planner.py  # Plan generation (2-5 steps)", also past an
-    assignment: 'RETRY = "retry"  # Sent again'). A table row's
-    other cells are no gloss: rows of one table share their words ("X-ray, has search
-    model" against "X-ray (no search model)"), so they tie or mislead."""
+    closeness alone ties them. `units` are (text, last heading) pairs.
+
+    A gloss is what a text writes right after the option: in parentheses ("`pivot`
+    (agent wants to try a different approach)"), after a colon, as a code comment
+    ("planner.py  # Plan generation (2-5 steps)", also past an assignment: 'RETRY =
+    "retry"  # Sent again'), or the rest of the clause the option opens ("`anthropic`
+    has no native embeddings endpoint"). A heading naming the option glosses it with the
+    whole unit under it ("### replanner_node" over "Only fires for multi_hop queries").
+    A table row's other cells are no gloss: rows of one table share their words
+    ("X-ray, has search model" against "X-ray (no search model)"), so they tie or
+    mislead."""
     asked = set(terms)
     best: dict[str, int] = {}
     for letter, option in choices.items():
@@ -382,13 +388,27 @@ def _described_option(
         valued = any(c.isdigit() for c in option)
         # ('REPROMPT = "reprompt"  # Correction sent'): past the name's own assignment
         comment = r"|(?:\s*=\s*[^#\n=]{1,40}?)?\s#\s*([^\n#├└│]{3,160})" if not valued else ""
-        # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"'
+        # the subject opening a clause (after a label, a cell border or a list marker);
+        # a number there counts something ("3 queries run") and is no subject
+        clause = (
+            rf"|(?:^|[.:;|]\**\s|^\s*[-*]\s)[\s`\"'*]*{name}"
+            rf"[`\"'*]*[ \t]+([a-z][^.;:()\n`]{{3,160}})"
+            if not valued
+            else ""
+        )
+        # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"',
+        # "`anthropic` has no native …" (a clause in lower case, up to its end)
         gloss = re.compile(
             rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}})"
-            rf"{comment})"
+            rf"{comment}){clause}"
         )
-        for text in texts:
+        # only a name heads its section: "Local execution" over a unit is no gloss of "local"
+        is_name = re.search(r"[_.]|[a-z][A-Z]", option) is not None
+        heading_names = re.compile(rf"(?<![\w.]){name}(?![\w])")
+        for text, heading in units:
             glosses = [next(g for g in m.groups() if g) for m in gloss.finditer(text)]
+            if is_name and heading_names.search(heading):
+                glosses.append(f"{heading} {text}")
             for said in glosses:
                 held = len(asked & term_set(said.replace("_", " ")))
                 best[letter] = max(best.get(letter, 0), held)
