@@ -189,6 +189,23 @@ def test_mc_a_bold_label_above_a_list_says_what_its_items_are() -> None:
     assert select(scores, negated=False) == "C"
 
 
+def test_mc_an_item_ranks_as_well_as_the_label_it_continues() -> None:
+    """The item under "**Keywords that mark a quick lookup query:**" shares no word with
+    the question, while the other list's item says "Query keywords": the item inherits
+    its label's rank, so the list the label names still wins."""
+    text = (
+        "**Keywords that start a full crawl:**\n"
+        "- Query keywords: 'mirror', 'sitemap', 'archive', 'snapshot'\n\n"
+        "**Keywords that mark a quick lookup query:**\n"
+        "- 'define', 'spell', 'quantity', 'when'"
+    )
+    question = "Which keyword does the crawler treat as a sign of a quick lookup query?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
+    choices = {"A": "mirror", "B": "sitemap", "C": "quantity", "D": "archive"}
+    scores, _ = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C"
+
+
 def test_mc_option_is_found_without_the_namespace_all_options_share() -> None:
     """A table of one suite's programs drops the suite's prefix: "fetch_deep" in the
     row states the option "crawl.fetch_deep"."""

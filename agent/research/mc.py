@@ -245,6 +245,8 @@ def score_options(
     texts = [normalise(unit.text) for unit in units]  # once, not once per option
     # "**Keywords that indicate simple counting:**" above a list says what its items are
     labels = [normalise(label_above(unit.text, unit.evidence.text)) for unit in units]
+    # an item under a label continues the label's sentence: it ranks as well as its label
+    ranked_as = _ranked_with_label(units, texts, labels)
     namespace = shared_namespace(choices)
     for letter, option in choices.items():
         option_terms = set(content_terms(option))
@@ -252,14 +254,14 @@ def score_options(
         other_counts = bool(counted) and option.strip().replace(".", "").isdigit()
         window_terms = [t for t in terms if t not in option_terms]
         best, where = 0.0, ""
-        for unit, text, label in zip(units, texts, labels, strict=True):
+        for unit, text, label, rank in zip(units, texts, labels, ranked_as, strict=True):
             for needle, weight in _needles(option, namespace):
                 length = len(normalise(needle))
                 for position in _occurrences(needle, text):
                     start, end = max(0, position - WINDOW_CHARS), position + length + WINDOW_CHARS
                     window = f"{label}\n{text[start:end]}"
                     proximity = _closeness(window_terms, window, vocabulary, total)
-                    value = weight * (0.5 * unit.score + 0.5 * proximity)
+                    value = weight * (0.5 * rank + 0.5 * proximity)
                     if other_counts and counts_another_noun(text, position + length, counted):
                         value *= OTHER_COUNT
                     if value > best:
@@ -308,6 +310,22 @@ def score_options(
             sims = similarity(f"{objective} {option}", texts)
             scores[letter] += 0.1 * max(sims)
     return scores, reasons
+
+
+def _ranked_with_label(units: list[Scored], texts: list[str], labels: list[str]) -> list[float]:
+    """Each unit's score, raised to its label's ("**Keywords that indicate simple
+    counting:**" over "- 'count', 'quantity'") when the label is a unit of the same
+    chunk: the item alone shares few words with the question its label answers."""
+    label_score = {
+        (unit.evidence.chunk_id, text.strip(" :")): unit.score
+        for unit, text in zip(units, texts, strict=True)
+    }
+    return [
+        max(unit.score, label_score.get((unit.evidence.chunk_id, label.strip(" :")), 0.0))
+        if label
+        else unit.score
+        for unit, label in zip(units, labels, strict=True)
+    ]
 
 
 def _credit(
