@@ -19,8 +19,14 @@ from agentcycle.agent.research.answer_type import (
     split_bridge,
 )
 from agentcycle.agent.research.classify import either_or
-from agentcycle.agent.research.clean import clean_unit, header_for, is_clean
-from agentcycle.agent.research.compose import Composition, compose, compose_bridged, render
+from agentcycle.agent.research.clean import clean_unit, header_for, is_clean, is_header_row
+from agentcycle.agent.research.compose import (
+    Composition,
+    compose,
+    compose_bridged,
+    rank,
+    render,
+)
 from agentcycle.agent.research.extract import extract
 from agentcycle.agent.research.key_entities import (
     foreign_source,
@@ -2116,3 +2122,29 @@ def test_size_of_a_thing_asks_how_big_the_thing_is() -> None:
         "buff",
     ]
     assert "size" in expect("What chunk size does the indexer use?").focus
+
+
+def test_a_row_the_question_names_by_its_key_states_the_value_outright() -> None:
+    """ "What number is CURRENT_CRAWL_VERSION set to?" names the row by its key cell: the
+    row's number is a lookup and ranks as a stated answer, above prose whose number (a
+    fallback) merely sits near the same words."""
+    prose = Evidence(
+        chunk_id="c1", file="g.md", heading="Client",
+        text="`client_crawl_version` is sent in the handshake (falls back to 3 on errors).",
+    )  # fmt: skip
+    table = Evidence(
+        chunk_id="c2", file="g.md", heading="Constants",
+        text="| CURRENT_CRAWL_VERSION | Value |\n|---|---|\n"
+        "| `CURRENT_CRAWL_VERSION` | `7` |\n| `MIN_CRAWL_VERSION` | `1` |\n",
+    )  # fmt: skip
+    question = "What number is CURRENT_CRAWL_VERSION currently set to?"
+    vocabulary = Vocabulary.from_texts([prose.text, table.text, "other words", "crawl"])
+    ranked = {r.unit.text: r for r in rank(question, [prose, table], vocabulary,
+                                           expect(question), None)}  # fmt: skip
+    row = ranked["| `CURRENT_CRAWL_VERSION` | `7` |"]
+    assert row.span is not None and row.span.text == "7"
+    assert row.score > ranked[prose.text].score
+    assert row.features[2] > row.span.score  # looked up: the stated-answer bonus
+    # the header row names columns: no lookup, though it quotes the question's name
+    assert is_header_row("| CURRENT_CRAWL_VERSION | Value |", table.text)
+    assert not is_header_row(row.unit.text, table.text)

@@ -43,6 +43,17 @@ def header_for(row: str, chunk_text: str) -> list[str]:
     return header if len(header) == len(cells(row)) else []
 
 
+def is_header_row(row: str, chunk_text: str) -> bool:
+    """Whether a row is its table's header (the line right above the |---| separator):
+    it names columns and states no fact."""
+    lines = chunk_text.splitlines()
+    target = " ".join(row.split())
+    for i, line in enumerate(lines[:-1]):
+        if " ".join(line.split()) == target and _SEPARATOR.match(lines[i + 1]):
+            return True
+    return False
+
+
 def _header_above(lines: list[str], index: int) -> int | None:
     """The index of the header line of the table whose rows run up to `lines[index]`
     (the line above its |---| separator), or None when a non-table line comes first."""

@@ -29,6 +29,7 @@ from agentcycle.agent.research.clean import (
     clean_unit,
     header_for,
     in_code_block,
+    is_header_row,
     is_table_row,
     label_above,
 )
@@ -132,7 +133,7 @@ def rank(
             header = " ".join(header_for(unit.text, unit.evidence.table_text))
             lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
         fit = span.score if span else 0.0
-        if _states_answer(span, expectation) or _looked_up(span, unit.text, question):
+        if _states_answer(span, expectation) or _looked_up(span, unit, question):
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)
         features = (lexical, sim, fit)
         score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
@@ -170,14 +171,16 @@ def _states_answer(span: Span | None, expectation: Expectation) -> bool:
     return expectation.asks_default and "marked default" in span.how
 
 
-def _looked_up(span: Span | None, unit: str, question: str) -> bool:
-    """Whether a span is a table lookup the question spells out: a column's cell in
-    the row the question names by its own cells ("the Contract Gaps phase (S1)")."""
+def _looked_up(span: Span | None, unit: Scored, question: str) -> bool:
+    """Whether a span is a table lookup the question spells out: a cell of the row the
+    question names by its own cells ("the Contract Gaps phase (S1)", "what does
+    contract.py set as CURRENT_PROTOCOL_VERSION"), read by column or by type."""
     return (
         span is not None
-        and span.how.startswith("table column")
-        and is_table_row(unit)
-        and keyed_by(unit, question)
+        and ("table cell" in span.how or span.how.startswith("table column"))
+        and is_table_row(unit.text)
+        and not is_header_row(unit.text, unit.evidence.table_text)
+        and keyed_by(unit.text, question)
     )
 
 
