@@ -529,6 +529,31 @@ def test_a_slash_list_as_long_as_the_count_asked_is_the_list() -> None:
     assert _extracted("Sorts links into fast/deep/skip (v2)", two) != "fast, deep, skip"
 
 
+def test_a_code_list_as_long_as_the_count_asked_leads() -> None:
+    """ "Which three crawlers use the run_once strategy": the better-worded sentence
+    describes the strategy; the next one, "Used by `a`, `b`, and `c`", lists three names
+    and is the answer. A count it does not match leaves it a plain list of code spans."""
+    text = (
+        '- **`strategy: "run_once"`** — sets the done flag AND drops the crawler from the '
+        "active list after its first successful run. Used by `crawl.sitemap`, "
+        "`crawl.robots`, and `crawl.feeds`.\n"
+        '- **`strategy: "count"`** — counts each run of the crawler.'
+    )
+    question = (
+        'Which three crawlers use the "run_once" strategy, so they drop out of the active '
+        "list after their first successful run?"
+    )
+    composed = _composed(text, question, "Done tracking")
+    assert composed is not None
+    assert composed.direct == "crawl.sitemap, crawl.robots, crawl.feeds"
+    unit = "Used by `crawl.sitemap`, `crawl.robots`, and `crawl.feeds`."
+    span = extract(unit, unit, question, expect(question))
+    assert span is not None and span.score == 1.0
+    two = question.replace("three", "two")
+    span = extract(unit, unit, two, expect(two))
+    assert span is not None and span.score < 1.0
+
+
 def test_no_span_of_the_asked_shape_is_a_near_miss() -> None:
     """Prose about the subject that names no model answers no "which model"."""
     text = "The reranker scores each bi-encoder candidate against the query."

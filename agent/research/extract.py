@@ -160,12 +160,18 @@ _SLASH_LIST = re.compile(r"(?<![\w/.])[A-Za-z_][\w-]*(?:/[A-Za-z_][\w-]*)+(?![\w
 _ASKED_COUNT = re.compile(r"\b(?:which|what)\s+(\w+)\s+[a-z_-]+s\b", re.IGNORECASE)
 
 
+def _asked_count(question: str) -> int | None:
+    """How many things "which four intents" asks for (None below two, or no count)."""
+    asked = _ASKED_COUNT.search(question)
+    count = _WORD_VALUES.get(asked.group(1).lower()) if asked else None
+    return count if count and count >= 2 else None
+
+
 def _slash_list(unit: str, question: str) -> list[str]:
     """The items of a slash-joined list with as many items as "which four intents"
     asks for: "a/b/c/d" reads as a path until the count says it is four things."""
-    asked = _ASKED_COUNT.search(question)
-    count = _WORD_VALUES.get(asked.group(1).lower()) if asked else None
-    if not count or count < 2:
+    count = _asked_count(question)
+    if count is None:
         return []
     for match in _SLASH_LIST.finditer(unit):
         items = match.group(0).split("/")
@@ -929,6 +935,9 @@ def from_sentence(
             if fit >= 1.0 and not _in_question(c, question_norm, question_terms)
         ]
         codes = list(dict.fromkeys(codes))
+        if len(codes) >= 2 and len(codes) == _asked_count(question):
+            # "Used by `a`, `b`, and `c`" for "which three programs": the count says so
+            return Span(", ".join(codes), 1.0, COUNTED_LIST)
         if len(codes) >= 2:
             return Span(", ".join(codes), 0.8, "list of code spans")
     for text, position, fit in candidates:
