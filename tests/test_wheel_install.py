@@ -43,7 +43,9 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 900) 
 def _pip_install(python: Path, requirements: list[str], cwd: Path) -> None:
     """Install from the wheelhouse alone; fill it from the index only when it lacks a file."""
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    offline = [str(python), "-m", "pip", "install", "-q", "--no-index"]
+    # --no-compile: byte-compiling every installed package is most of the install's CPU
+    # time; Python compiles what the commands import on first use, as it would for a user
+    offline = [str(python), "-m", "pip", "install", "-q", "--no-index", "--no-compile"]
     offline += ["--find-links", str(WHEELHOUSE), *requirements]
     if subprocess.run(offline, cwd=cwd, env=env, capture_output=True, timeout=900).returncode:
         WHEELHOUSE.mkdir(parents=True, exist_ok=True)
