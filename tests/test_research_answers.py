@@ -174,6 +174,10 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         # after "does <subject>", "count" is the verb: the things counted are asked for
         ("Which headings does the scorer count?", "phrase"),
         ("Which value does the crawler limit the depth to?", "number"),
+        # a bound it must reach asks for a number; failing to reach something does not
+        ("What score must a page reach to be kept?", "number"),
+        ("What happens when the crawler cannot reach the mirror?", "phrase"),
+        ("What does the crawler do if it can't reach the mirror?", "phrase"),
     ],
 )
 def test_expected_answer_type(question: str, kind: str) -> None:

@@ -36,8 +36,10 @@ _NUMBER_Q = re.compile(
     r"(roughly|approximately) how|"
     # "what is the most retreats it permits": the most of a plural is a count
     r"\bwhat(?: is|'s) the (?:most|fewest|least|largest number of)\s+[a-z]+s\b|"
-    # "what map correlation must it exceed": a bound asks for the number it sets
-    r"\b(what|which)\b[^?]*\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
+    # "what map correlation must it exceed": a bound asks for the number it sets; "what
+    # happens when it cannot reach the server" asks what happens
+    r"\b(what|which)\b(?!\s+happens)[^?]*(?<!cannot )(?<!can't )(?<!not )(?<!never )"
+    r"\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
     rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b)",
     re.IGNORECASE,
 )
