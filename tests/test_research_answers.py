@@ -177,7 +177,9 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         # a bound it must reach asks for a number; failing to reach something does not
         ("What score must a page reach to be kept?", "number"),
         ("What happens when the crawler cannot reach the mirror?", "phrase"),
-        ("What does the crawler do if it can't reach the mirror?", "phrase"),
+        # what something does is told by a clause; "do with" asks for the thing done
+        ("What does the crawler do if it can't reach the mirror?", "manner"),
+        ("What does the crawler do with the fetched pages?", "phrase"),
     ],
 )
 def test_expected_answer_type(question: str, kind: str) -> None:

@@ -49,7 +49,9 @@ _STRONG_NUMBER_Q = re.compile(
 )
 # "How does the classifier respond to X?" asks what happens: a clause, not a name.
 _MANNER = re.compile(
-    r"^\s*(?:[\w,'’-]+\s+){0,6}?how (?:does|do|did|should|can|is|are|was|were|will|would)\b",
+    r"^\s*(?:[\w,'’-]+\s+){0,6}?how (?:does|do|did|should|can|is|are|was|were|will|would)\b"
+    # "What does the agent do when the provider is down?": what it does, as a clause
+    r"|\bwhat (?:does|do|did|should|will|would) (?:[\w.'’-]+\s+){1,5}?do\b(?!\s+with\b)",
     re.IGNORECASE,
 )
 # "Is X …?", and after a leading phrase that asks nothing itself: "With the anthropic
