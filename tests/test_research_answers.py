@@ -793,8 +793,13 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             id="numbered-item"),
         pytest.param(
             "**Order:** 1. Check robots rules first (they may forbid the fetch)",
-            "In the crawler's order, which rules are checked first?", "robots",
+            "In the crawler's order, which rules are checked first?", "robots rules",
             id="the-word-before-the-asked-noun"),
+        # the modifier alone names a project, not its licence: the licence's name wins
+        pytest.param(
+            "- docs/: the crawler's manual (crawlkit_project; crawlkit licence, MIT-style).",
+            "Under what licence is the crawler's manual distributed?", "MIT-style",
+            id="a-modifier-keeps-its-noun"),
         pytest.param(
             "*This manual covers the crawler v7.2 with its 3 fetch modes.*",
             "Which version of the crawler does the manual cover?", "v7.2", id="version-token"),

@@ -815,14 +815,15 @@ def _arrow_from_question(unit: str, position: int, question_terms: AbstractSet[s
 
 
 def _head_modifier_words(unit: str, head: str) -> list[tuple[str, int, float]]:
-    """Plain words right before the asked noun, as candidates: "Check *comparison*
-    keywords first" answers "which keywords are checked first", "Compute *MD5* hash"
-    answers "which hash"."""
+    """Plain words right before the asked noun, with it, as candidates: "Check
+    *comparison keywords* first" answers "which keywords are checked first", "Compute
+    *MD5 hash*" answers "which hash", "*cctbx licence*" "under what licence". The noun
+    stays: "cctbx" alone names a project, not its licence."""
     found = []
     for match in re.finditer(r"(?<![\w`-])([A-Za-z][\w+-]*)(?=\s+([A-Za-z]+)\b)", unit):
         word = match.group(1)
         if stem(match.group(2).lower()) == head and word.lower() not in STOPWORDS:
-            found.append((word, match.start(1), 0.6))
+            found.append((f"{word} {match.group(2)}", match.start(1), 0.6))
     return found
 
 
