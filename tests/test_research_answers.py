@@ -2184,3 +2184,28 @@ def test_a_row_the_question_names_by_its_key_states_the_value_outright() -> None
     # the header row names columns: no lookup, though it quotes the question's name
     assert is_header_row("| CURRENT_CRAWL_VERSION | Value |", table.text)
     assert not is_header_row(row.unit.text, table.text)
+
+
+def test_a_range_asked_for_is_answered_by_a_range_not_one_bound_count() -> None:
+    """ "What range of values is accepted for the number of mirrors": a trace binding
+    `site_mirrors = 4` and counting "4 mirrors" states one value, however well bound;
+    the sentence giving the range states what is asked."""
+    trace = Evidence(
+        chunk_id="c1", file="g.md", heading="Mirror count tracking",
+        text='Crawl log: "Best guess : 4 mirrors per site" → parse_log(): log["n_mirrors"] = 4'
+        ' → session["site_mirrors"] = 4 → fetcher.mirror_count=4',
+    )  # fmt: skip
+    bound = Evidence(
+        chunk_id="c2", file="g.md", heading="Mirror count tracking",
+        text="**Sanity bound:** every extraction point enforces `1 ≤ n ≤ 12`; values outside "
+        "this range are ignored.",
+    )  # fmt: skip
+    question = (
+        "What range of values is accepted for the number of mirrors per site before an "
+        "extracted count is ignored?"
+    )
+    composed = _composed_over(question, [trace, bound], "other words", "the crawler", "logs")
+    assert composed is not None and composed.direct == "1 ≤ n ≤ 12"
+    one = "How many mirrors per site does the crawl log's best guess give?"
+    composed = _composed_over(one, [trace, bound], "other words", "the crawler", "logs")
+    assert composed is not None and composed.direct == "4"

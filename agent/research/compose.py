@@ -46,7 +46,9 @@ from agentcycle.agent.research.extract import (
     COUNTED_LIST,
     NAMED_COLUMN,
     Span,
+    asks_range,
     extract,
+    is_range,
     keyed_by,
 )
 from agentcycle.agent.research.retrieve import coverage
@@ -133,7 +135,7 @@ def rank(
             header = " ".join(header_for(unit.text, unit.evidence.table_text))
             lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
         fit = span.score if span else 0.0
-        if _states_answer(span, expectation) or _looked_up(span, unit, question):
+        if _states_answer(span, expectation, question) or _looked_up(span, unit, question):
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)
         features = (lexical, sim, fit)
         score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
@@ -160,12 +162,15 @@ def _tells_the_time_before(unit: str, question: str) -> bool:
     return False
 
 
-def _states_answer(span: Span | None, expectation: Expectation) -> bool:
+def _states_answer(span: Span | None, expectation: Expectation, question: str = "") -> bool:
     """Whether a span is the passage stating the asked value, not the nearest candidate:
     a default it marks (when one is asked), the value bound to the asked setting, the
-    count of the asked unit, the cell under the column the question's head noun names."""
+    count of the asked unit, the cell under the column the question's head noun names,
+    a range when a range is asked (and then nothing else: "4 copies" is no range)."""
     if span is None:
         return False
+    if asks_range(question):
+        return is_range(span.text)
     if span.how.startswith((BOUND, COUNTED, COUNTED_LIST)) or span.how.endswith(NAMED_COLUMN):
         return True
     return expectation.asks_default and "marked default" in span.how
@@ -350,7 +355,7 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
         if shaped is not None and shaped.score >= best.score - SHAPE_MARGIN:
             return shaped, False
         return lead, True
-    return _stated_instead(lead, expectation, ranked), False
+    return _stated_instead(lead, expectation, ranked, question), False
 
 
 CONTINUATION_MARGIN = 0.3  # how far below the best unit the sentence right after it may rank
@@ -394,12 +399,14 @@ def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
     return None
 
 
-def _stated_instead(lead: Ranked, expectation: Expectation, ranked: list[Ranked]) -> Ranked:
+def _stated_instead(
+    lead: Ranked, expectation: Expectation, ranked: list[Ranked], question: str = ""
+) -> Ranked:
     """A unit that states the asked value outright (a marked default, a value bound to
-    the asked setting) wins over `lead` when it ranks near the best."""
-    if _states_answer(lead.span, expectation):
+    the asked setting, a range asked for) wins over `lead` when it ranks near the best."""
+    if _states_answer(lead.span, expectation, question):
         return lead
-    stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation)), None)
+    stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation, question)), None)
     if stated is not None and stated.score >= ranked[0].score - _stated_margin(stated.span):
         return stated
     return lead

@@ -252,6 +252,17 @@ _RANGE = re.compile(
 RANGE_FIT = 1.3  # a range, when the question asks for one: above any other number
 
 
+def asks_range(question: str) -> bool:
+    """Whether the question asks for a range or scale ("what range of copies is
+    accepted"): one value, however well bound, does not answer it."""
+    return bool(_ASKS_SCALE.search(question))
+
+
+def is_range(text: str) -> bool:
+    """Whether a span is a range written whole ("1 ≤ n ≤ 30", "between 2 and 8")."""
+    return _RANGE.fullmatch(text.strip()) is not None
+
+
 def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, int, float]]:
     """(text, position, type fit) of every span of the kind in a unit; `scale`: the
     question asks for a range or scale, so "0-1" may be its answer."""
