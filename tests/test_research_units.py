@@ -173,33 +173,28 @@ def test_mc_number_counting_another_noun_is_weak_support() -> None:
     assert select(scores, negated=False) == "B"  # "3 mirrors" counts mirrors, not pages
 
 
-def test_mc_a_bold_label_above_a_list_says_what_its_items_are() -> None:
-    """Two keyword lists under their own bold labels: the option in the list whose label
-    says what is asked wins, though its own line shares no word with the question."""
+@pytest.mark.parametrize(("other_item", "label", "question"), [
+    # the option in the list whose label says what is asked wins, though its own line
+    # shares no word with the question
+    pytest.param("Site keywords", "mark a quick lookup",
+                 "Which of these keywords does the crawler treat as marking a quick lookup?",
+                 id="label-says-what-items-are"),
+    # the other list's item says "Query keywords" while the asked one shares no word:
+    # the item inherits its label's rank, so the list the label names still wins
+    pytest.param("Query keywords", "mark a quick lookup query",
+                 "Which keyword does the crawler treat as a sign of a quick lookup query?",
+                 id="item-ranks-as-its-label"),
+])  # fmt: skip
+def test_mc_a_bold_label_above_a_list_says_what_its_items_are(
+    other_item: str, label: str, question: str
+) -> None:
+    """Two keyword lists under their own bold labels."""
     text = (
         "**Keywords that start a full crawl:**\n"
-        "- Site keywords: 'mirror', 'sitemap', 'archive', 'snapshot'\n\n"
-        "**Keywords that mark a quick lookup:**\n"
+        f"- {other_item}: 'mirror', 'sitemap', 'archive', 'snapshot'\n\n"
+        f"**Keywords that {label}:**\n"
         "- 'define', 'spell', 'quantity', 'when'"
     )
-    question = "Which of these keywords does the crawler treat as marking a quick lookup?"
-    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
-    choices = {"A": "mirror", "B": "sitemap", "C": "quantity", "D": "archive"}
-    scores, _ = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "C"
-
-
-def test_mc_an_item_ranks_as_well_as_the_label_it_continues() -> None:
-    """The item under "**Keywords that mark a quick lookup query:**" shares no word with
-    the question, while the other list's item says "Query keywords": the item inherits
-    its label's rank, so the list the label names still wins."""
-    text = (
-        "**Keywords that start a full crawl:**\n"
-        "- Query keywords: 'mirror', 'sitemap', 'archive', 'snapshot'\n\n"
-        "**Keywords that mark a quick lookup query:**\n"
-        "- 'define', 'spell', 'quantity', 'when'"
-    )
-    question = "Which keyword does the crawler treat as a sign of a quick lookup query?"
     units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
     choices = {"A": "mirror", "B": "sitemap", "C": "quantity", "D": "archive"}
     scores, _ = score_options(question, choices, units, vocabulary)
