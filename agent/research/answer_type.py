@@ -15,6 +15,7 @@ from typing import Literal
 
 from agentcycle.agent.research.classify import back_reference, last_sentence_split
 from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
+from agentcycle.agent.research.wording import AS_IS, LEFT
 
 AnswerType = Literal[
     "number", "default", "identifier", "yes_no", "list", "name", "phrase", "manner"
@@ -673,8 +674,7 @@ def expect(question: str) -> Expectation:
 # "If I leave `provider` unset, which backend…", "when no model is given": what applies
 # then is the default, though the question never says the word
 _UNSET = re.compile(
-    r"\b(?:leave|leaves|left|keep|keeps)\s+(?:\S+\s+){0,4}?"
-    r"(?:unset|blank|empty|unspecified|untouched|unchanged|alone|as it is)\b"
+    rf"\b{LEFT}\s+(?:\S+\s+){{0,4}}?(?:unset|blank|empty|unspecified|{AS_IS})\b"
     r"|\b(?:do not|don't|never|without)\s+(?:set|setting|specify|specifying|pass|passing)\b"
     r"|\bis(?:n't| not)\s+(?:set|specified|given)\b"
     r"|\bif\s+(?:no|none)\b(?=[^,?]*\b(?:set|given)\b)",

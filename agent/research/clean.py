@@ -9,6 +9,7 @@ drawing. A table row is only meaningful with its header, so a row becomes
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _BOX = re.compile(r"[\u2500-\u257f\u2580-\u259f\u25a0-\u25ff]+")
 _SEPARATOR = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
@@ -34,8 +35,7 @@ def header_for(row: str, chunk_text: str) -> list[str]:
     the chunk; a row whose cell count differs from the header's gets none.
     """
     lines = chunk_text.splitlines()
-    target = " ".join(row.split())
-    index = next((i for i, line in enumerate(lines) if " ".join(line.split()) == target), -1)
+    index = next(_lines_of(row, lines), -1)
     above = _header_above(lines, index) if index >= 0 else None
     if above is None:
         return []
@@ -47,11 +47,14 @@ def is_header_row(row: str, chunk_text: str) -> bool:
     """Whether a row is its table's header (the line right above the |---| separator):
     it names columns and states no fact."""
     lines = chunk_text.splitlines()
+    return any(i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1]) for i in _lines_of(row, lines))
+
+
+def _lines_of(row: str, lines: list[str]) -> Iterator[int]:
+    """The indices of the lines that are this row, whitespace aside, first one first
+    (lazily: `header_for` runs per table row while ranking and needs only the first)."""
     target = " ".join(row.split())
-    for i, line in enumerate(lines[:-1]):
-        if " ".join(line.split()) == target and _SEPARATOR.match(lines[i + 1]):
-            return True
-    return False
+    return (i for i, line in enumerate(lines) if " ".join(line.split()) == target)
 
 
 def _header_above(lines: list[str], index: int) -> int | None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 
-# "if I leave Max cycles alone", "keep the setting untouched": what applies is the default
+# "leave X alone", "keep the setting untouched": the verb and the words for "as it was",
+# shared with answer_type's reading of a question as asking for a default
+LEFT = r"(?:leave|leaves|left|keep|keeps)"
+AS_IS = r"(?:untouched|unchanged|alone|as it is)"
 _LEFT_AS_IS = re.compile(
-    r"\b(?:(?:I|you|we)\s+)?(?:leave|leaves|left|keep|keeps)\s+((?:\S+\s+){0,4}?)"
-    r"(?:untouched|unchanged|alone|as it is)\b",
-    re.IGNORECASE,
+    rf"\b(?:(?:I|you|we)\s+)?{LEFT}\s+((?:\S+\s+){{0,4}}?){AS_IS}\b", re.IGNORECASE
 )
 
 
