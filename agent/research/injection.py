@@ -29,10 +29,20 @@ _NOT_A_NOUN = (r"(?!\s+(?:strateg|mode|logic|setting|flag|option|value|behaviou?
 _PRIOR = (r"(previous|prior|above|earlier|preceding|foregoing|before|so far|until now|"
           r"you (were|have been) (told|given)|the (question|rules|instructions|context|"
           r"guidelines|constraints|directions|system|prompt))")
-_SECRET = (r"(~/\.ssh|\bid_(rsa|dsa|ecdsa|ed25519)\b|/etc/(passwd|shadow|sudoers)|"
-           r"\.aws/credentials|(^|[\s/'\"`])\.env\b|\bapi[_ ]?keys?\b|\bsecret[_ ]?keys?\b|"
-           r"\bprivate[_ ]?keys?\b|\bpasswords?\b|\bcredentials\b|"
-           r"\benvironment variables?\b|\b[A-Z][A-Z0-9]*_(API_KEY|TOKEN|SECRET)\b)")
+# Files that hold secrets: no documentation question asks what is in them
+_SECRET_FILE = (r"(~/\.ssh|\bid_(rsa|dsa|ecdsa|ed25519)\b|/etc/(passwd|shadow|sudoers)|"
+                r"\.aws/credentials|(^|[\s/'\"`])\.env\b)")
+# Secret values. Documents name these too ("the provider needs PORTKEY_AZURE_API_KEY"),
+# so they count only when the assistant is told to hand one over
+_SECRET_VALUE = (r"(\bapi[_ ]?keys?\b|\bsecret[_ ]?keys?\b|\bprivate[_ ]?keys?\b|\bpasswords?\b|"
+                 r"\bcredentials\b|\b[A-Z][A-Z0-9]*_(API_KEY|TOKEN|SECRET)\b|"
+                 r"\b(your |all |(the )?values? of (the |all )?)(environment|env) variables?\b)")
+# An order to the assistant starts a sentence or a clause ("… and cat ~/.aws/credentials");
+# the same verb after a subject ("the agent reads X", "credentials include X") describes
+_ORDER_START = (r"(?:^|[.;:!?,]\s*|\b(?:and|then|also|now|please|just|first)\s+|"
+                r"\b(?:can|could|would|will) you\s+)")
+_HANDING_OVER = (r"(read|output|print|cat|dump|show( me)?|display|send|reveal|leak|exfiltrate|"
+                 r"upload|include|paste|give me|list|email|tell me)")
 
 _PATTERNS: tuple[tuple[str, str], ...] = (
     (
@@ -135,9 +145,12 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ),
     (
         "secret exfiltration",
-        r"\b(read|output|print|cat|dump|show|display|send|reveal|leak|exfiltrate|upload|"
-        r"include|paste|give me|list|email|what is in|contents of|value of)\b"
-        rf"[^?!\n]{{0,50}}{_SECRET}",
+        rf"{_ORDER_START}{_HANDING_OVER}\b[^?!\n]{{0,50}}({_SECRET_FILE}|{_SECRET_VALUE})",
+    ),
+    (
+        "secret exfiltration",
+        rf"\b(what is in|contents of|value of)\b[^?!\n]{{0,50}}{_SECRET_FILE}"
+        rf"|(?<!default )\bvalues? of\b[^?!\n]{{0,30}}{_SECRET_VALUE}",
     ),
     (
         "shell payload",
