@@ -2209,3 +2209,26 @@ def test_a_range_asked_for_is_answered_by_a_range_not_one_bound_count() -> None:
     one = "How many mirrors per site does the crawl log's best guess give?"
     composed = _composed_over(one, [trace, bound], "other words", "the crawler", "logs")
     assert composed is not None and composed.direct == "4"
+
+
+def test_what_a_verb_takes_answers_what_did_it_verb() -> None:
+    """ "What did the crawler notice?": the clause the passage gives the same verb ("noticed
+    that it was fetching …") is the answer, over a code span in a passage about the
+    check that notices it; the bare verb or a noun use of it takes nothing."""
+    check = Evidence(
+        chunk_id="c1", file="dev.md", heading="Loop guard",
+        text="The loop check lives in `_is_looping()` (`crawler/loop_guard.py`); the crawler "
+        "stops when it returns True.",
+    )  # fmt: skip
+    meaning = Evidence(
+        chunk_id="c2", file="guide.md", heading='"Loop Stop"',
+        text="**What it means:** The crawler noticed that it was fetching the same page "
+        "again and again without finding new links.",
+    )  # fmt: skip
+    question = 'My crawl ended with a "Loop Stop". What did the crawler notice?'
+    composed = _composed_over(question, [check, meaning], "other words", "the crawler", "pages")
+    assert composed is not None
+    assert composed.direct == (
+        "it was fetching the same page again and again without finding new links"
+    )
+    assert _extracted("The notice step runs first, then the crawler stops.", question) is None

@@ -45,6 +45,7 @@ from agentcycle.agent.research.explicit_value import (
 from agentcycle.agent.research.extract import (
     COUNTED_LIST,
     NAMED_COLUMN,
+    TAKEN,
     Span,
     asks_range,
     extract,
@@ -171,7 +172,9 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str = 
         return False
     if asks_range(question):
         return is_range(span.text)
-    if span.how.startswith((BOUND, COUNTED, COUNTED_LIST)) or span.how.endswith(NAMED_COLUMN):
+    if span.how.startswith((BOUND, COUNTED, COUNTED_LIST, TAKEN)) or span.how.endswith(
+        NAMED_COLUMN
+    ):
         return True
     return expectation.asks_default and "marked default" in span.how
 

@@ -155,6 +155,7 @@ _COUNT_AND_NOUN = re.compile(r"(\d+|[a-z]+)\+?\s+([a-z][a-z-]+)")
 
 
 COUNTED_LIST = "list of the count asked"  # Span.how of a list as long as the count asked
+TAKEN = "what the asked verb takes"  # Span.how of "detected that …" for "what did it detect"
 # "solve/solve_constrained/task/tutorial": items written joined by slashes
 _SLASH_LIST = re.compile(r"(?<![\w/.])[A-Za-z_][\w-]*(?:/[A-Za-z_][\w-]*)+(?![\w/.])")
 _ASKED_COUNT = re.compile(r"\b(?:which|what)\s+(\w+)\s+[a-z_-]+s\b", re.IGNORECASE)
@@ -771,6 +772,30 @@ def _closing_verb(question: str) -> str:
     return stem(match.group(1).lower()) if match else ""
 
 
+# "detected that it was running …": the clause a verb takes, up to where the sentence turns
+_WORD = re.compile(r"(?<![\w`-])[A-Za-z]{3,}(?![\w`-])")
+_TAKEN_CLAUSE = re.compile(r"\s+(?:that\s+)?([^.;:()—\n]{8,160}?)\s*(?:[.;:()—]|$)")
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|that|its|their)\s*$", re.IGNORECASE)
+
+
+def _what_the_verb_takes(unit: str, verb: str) -> str:
+    """What a unit says the question's closing verb takes: "The agent detected *that it
+    was running the same program repeatedly …*" answers "what did the agent detect?".
+    Only a past or third-person form counts: the bare one ("the detect step") is too
+    often a noun or a label."""
+    for word in _WORD.finditer(unit):
+        written = word.group(0).lower()
+        if not written.endswith(("ed", "s")) or stem(written) != verb:
+            continue  # a gerund ("Detecting loops is …") names the act, it takes nothing
+        if _DETERMINER_BEFORE.search(unit[: word.start()]):
+            continue
+        taken = _TAKEN_CLAUSE.match(unit, word.end())
+        told = taken.group(1).strip(" *`") if taken else ""
+        if len(told.split()) >= 3:
+            return told
+    return ""
+
+
 def _object_of(unit: str, position: int, verb: str) -> bool:
     """Whether a candidate follows the question's closing verb within two words: the
     verb's object ("Search ChromaDB", "selects the PLAN node")."""
@@ -903,6 +928,11 @@ def from_sentence(
             return Span(required.group(1).strip(), 0.8, "what the unit says is required")
     if expectation.kind == "manner":
         return None  # what happens is told by the whole sentence, not a name in it
+    verb = _closing_verb(question) if expectation.kind != "number" else ""
+    if expectation.kind == "phrase" and verb and not expectation.head:
+        told = _what_the_verb_takes(unit, verb)  # "what did the agent detect?"
+        if told:
+            return Span(told, 0.8, TAKEN)
     if expectation.kind == "yes_no":
         if _YES.search(unit) and not _NO.search(unit):
             return Span("Yes", 0.6, "affirmative sentence")
@@ -920,7 +950,6 @@ def from_sentence(
     bounds_asked = bool(_ASKS_BOUND.search(question))
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
     asks_length = kind == "number" and bool(_HOW_LONG.search(main_clause(question)))
-    verb = _closing_verb(question) if kind != "number" else ""
     anchors = _anchors(unit, terms)
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
