@@ -27,7 +27,7 @@ from agentcycle.agent.research.compose import (
     rank,
     render,
 )
-from agentcycle.agent.research.extract import extract
+from agentcycle.agent.research.extract import extract, from_heading
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     key_entities,
@@ -1623,6 +1623,7 @@ def test_a_verb_before_its_object_ends_the_asked_noun_phrase() -> None:
     assert expect("How much of the message goes into the fingerprint?").focus == []
     # an adverb placing the verb's subject: "comes right after" is no part of the noun
     assert expect("Which stage comes right after the fit in that list?").focus == []
+    assert expect("In the job's lifecycle, which state comes right after 'queued'?").focus == []
 
 
 def test_the_verb_of_a_counted_plural_is_no_part_of_the_focus() -> None:
@@ -2232,3 +2233,37 @@ def test_what_a_verb_takes_answers_what_did_it_verb() -> None:
         "it was fetching the same page again and again without finding new links"
     )
     assert _extracted("The notice step runs first, then the crawler stops.", question) is None
+
+
+def test_a_yes_or_no_comes_with_the_sentence_that_says_so() -> None:
+    """ "No" alone leaves a reader asking why: the first line carries the sentence the
+    answer was read from, cleaned of markup."""
+    composed = _composed(
+        "- If a mirror times out, the crawler **does not** retry it.",
+        "Does the crawler retry a mirror that timed out?",
+        "Mirrors",
+    )
+    assert composed is not None
+    assert composed.direct == "No — If a mirror times out, the crawler does not retry it."
+
+
+def test_a_section_named_under_its_kind_answers_which_of_that_kind() -> None:
+    """Under "API Endpoints", the section "POST `/api/crawl/stream`" is an endpoint: its
+    sentences answer "which endpoint" with the section's name, though none repeats it. A
+    section whose parent names another kind offers nothing."""
+    stream = Evidence(
+        chunk_id="c1", file="api.md", heading="Crawler > API Endpoints > POST /api/crawl/stream",
+        text="Server-Sent Events with live progress updates.",
+    )  # fmt: skip
+    run = Evidence(
+        chunk_id="c2", file="api.md", heading="Crawler > API Endpoints > POST /api/crawl/run",
+        text="Synchronous crawl; returns when every page is fetched.",
+    )  # fmt: skip
+    question = "Which crawler endpoint gives live progress updates as Server-Sent Events?"
+    composed = _composed_over(question, [stream, run], "other words", "the crawler")
+    assert composed is not None and composed.direct == "POST /api/crawl/stream"
+    elsewhere = Evidence(
+        chunk_id="c3", file="api.md", heading="Crawler > Changelog > v2 stream rewrite",
+        text="Server-Sent Events with live progress updates.",
+    )  # fmt: skip
+    assert from_heading(elsewhere.heading, expect(question)) is None

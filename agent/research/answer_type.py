@@ -229,6 +229,8 @@ _KIND_NOUNS = {
     "phas",
     "step",
     "stage",
+    "state",  # "which state comes after 'testing'": lifecycles, like phases, name states
+    "status",
     "messag",
     "event",
     "check",

@@ -49,6 +49,7 @@ from agentcycle.agent.research.extract import (
     Span,
     asks_range,
     extract,
+    from_heading,
     is_range,
     keyed_by,
 )
@@ -127,6 +128,8 @@ def rank(
     ranked = []
     for index, unit in enumerate(scored):
         span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
+        if span is None:  # "Server-Sent Events …" under "API Endpoints > POST /api/…"
+            span = from_heading(unit.evidence.heading, expectation)
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
         label = label_above(unit.text, unit.evidence.text)
@@ -441,7 +444,11 @@ def compose(
             continue
         if r.score >= lead.score * 0.6:
             units.append(r.unit)
-    if lead.span is not None:
+    if lead.span is not None and expectation.kind == "yes_no":
+        # "No" alone leaves a reader asking why: the sentence that says so goes with it
+        said = clean_unit(lead.unit.text, lead.unit.evidence.table_text)
+        direct = _shorten(f"{lead.span.text} — {said}")
+    elif lead.span is not None:
         direct = lead.span.text
     else:
         direct = _shorten(clean_unit(lead.unit.text, lead.unit.evidence.table_text))

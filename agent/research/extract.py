@@ -1076,6 +1076,29 @@ def _unit_joined(unit: str, end: int) -> str:
     return joined.group(0) if joined else ""
 
 
+HEADED = "named by its section heading"  # Span.how of a section's name under its kind
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+[.)]|[A-Z][.)])\s+")
+MAX_HEADING_WORDS = 6
+
+
+def from_heading(heading: str, expectation: Expectation) -> Span | None:
+    """The section's own name when its parent heading names the asked kind: under
+    "API Endpoints", "POST /api/agent/stream" is an endpoint, and every sentence below it
+    answers "which endpoint …" with it, though none repeats the name."""
+    if expectation.kind not in ("identifier", "name") or not expectation.head:
+        return None
+    parts = [part.strip() for part in heading.split(" > ")]
+    if len(parts) < 2:
+        return None
+    parent_words = {stem(word.lower()) for word in re.findall(r"[A-Za-z]+", parts[-2])}
+    name = clean_inline(_HEADING_NUMBER.sub("", parts[-1])).strip()
+    if expectation.head not in parent_words or not name:
+        return None
+    if len(name.split()) > MAX_HEADING_WORDS:
+        return None
+    return Span(name, 0.6, HEADED)
+
+
 def extract(
     unit: str,
     chunk_text: str,
