@@ -100,7 +100,9 @@ def embed_dtype() -> str:
     """Precision of the model: AGENTCYCLE_EMBED_DTYPE=float32|bfloat16|auto (default auto).
 
     `auto` picks bfloat16 where the CPU has native bf16 units: on this machine that is
-    1.8x faster, and vectors keep a cosine of at least 0.9999 to the float32 ones.
+    1.8x faster, and vectors keep a cosine of at least 0.9999 to the float32 ones. It is
+    the precision of ingest; answering embeds its sentences in float32 (see
+    `tasks.research.QUERY_DTYPE`), where a batch must not move a ranking.
     """
     choice = os.environ.get("AGENTCYCLE_EMBED_DTYPE", "auto")
     if choice == "auto":
@@ -110,11 +112,12 @@ def embed_dtype() -> str:
     return choice
 
 
-def model_id(model: EmbeddingModel = DEFAULT_MODEL) -> str:
+def model_id(model: EmbeddingModel = DEFAULT_MODEL, dtype: str | None = None) -> str:
     """Names model and precision in cache keys, so a change never reuses other vectors."""
+    dtype = dtype or embed_dtype()
     if model == DEFAULT_MODEL:
-        return f"{MODEL_NAME}/{DIM}/{embed_dtype()}"
-    return f"{model.id}@{model.path}/{model.dim}/{embed_dtype()}"
+        return f"{MODEL_NAME}/{DIM}/{dtype}"
+    return f"{model.id}@{model.path}/{model.dim}/{dtype}"
 
 
 def get_model(dtype: str | None = None, path: str | None = None) -> Any:

@@ -18,7 +18,7 @@ from agentcycle.evaluation.samples import Replay, evaluate_sample
 from agentcycle.evaluation.suites import QaSample, ScenarioSample, Suite
 from agentcycle.storage.corpus_models import corpus_model
 from agentcycle.storage.embedding import DEFAULT_MODEL, get_model
-from agentcycle.tasks.research import LocalTools, PrefectTools, corpus_vocabulary
+from agentcycle.tasks.research import QUERY_DTYPE, LocalTools, PrefectTools, corpus_vocabulary
 
 
 def warm_up(corpus: str, version: str | None = None) -> None:
@@ -28,7 +28,9 @@ def warm_up(corpus: str, version: str | None = None) -> None:
     `version`: the one the run's samples search (read by the flow)."""
     corpus_vocabulary(corpus, version)
     # The models themselves, not a vector: one from the home's store needs no model.
-    for model in {DEFAULT_MODEL, corpus_model(corpus)}:  # comparing texts; searching
+    get_model(dtype=QUERY_DTYPE)  # comparing texts and queries
+    model = corpus_model(corpus)
+    if model != DEFAULT_MODEL:  # searching a corpus embedded with its own model
         get_model(path=model.path)
 
 

@@ -109,6 +109,13 @@ def corpus_vocabulary(corpus: str, version: str | None = None) -> Vocabulary:
     return corpus_text(corpus, version).vocabulary
 
 
+# Texts met while answering are embedded in float32. In bfloat16 a sentence's vector moves
+# by up to 2e-3 with the batch it is embedded in (its padding), enough to swap two
+# near-tied sentences: an answer would hang on which questions came before it or on what
+# the vector store held. float32 moves by 2e-7, and similarities are rounded below that.
+# (Ingest keeps `embed_dtype()`: there the batches are fixed by the corpus itself.)
+QUERY_DTYPE = "float32"
+SIMILARITY_DECIMALS = 5
 _vectors: dict[str, Any] = {}
 _VECTOR_CACHE_SIZE = 2048
 # Texts this process embedded, and loaded from the home's store, since `forget_vectors`:
@@ -144,13 +151,13 @@ def prepare_vectors(texts: list[str]) -> dict[str, Any]:
 
 def _load_or_embed(missing: list[str]) -> None:
     """Into the process cache: the home's stored vectors, then the model for the rest."""
-    model = model_id()
+    model = model_id(dtype=QUERY_DTYPE)
     stored = load_vectors(model, missing)
     _vector_counts["loaded"] += len(stored)
     _vectors.update(stored)
     missing = [t for t in missing if t not in stored]
     if missing:
-        made = dict(zip(missing, embed(missing), strict=True))
+        made = dict(zip(missing, embed(missing, dtype=QUERY_DTYPE), strict=True))
         _vector_counts["embedded"] += len(made)
         save_vectors(model, made)
         _vectors.update(made)
@@ -161,7 +168,7 @@ def text_similarities(query: str, texts: list[str]) -> list[float]:
     if not texts:
         return []
     vectors = prepare_vectors([query, *texts])
-    return [float(vectors[t] @ vectors[query]) for t in texts]
+    return [round(float(vectors[t] @ vectors[query]), SIMILARITY_DECIMALS) for t in texts]
 
 
 def _query_vector(text: str) -> Any:
