@@ -167,6 +167,7 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         ("What is the default Verbosity level?", "default"),
         ("How does the crawler respond to a timeout?", "manner"),
         ("In the crawler, how are relative links resolved?", "manner"),
+        ("When the crawler runs both parsers (regex then HTML), how are links merged?", "manner"),
         ("Which test covers the page limit?", "identifier"),
         ("What is the maximum nesting level for link following?", "number"),
         ("Which programs use the crawl strategy 'deep'?", "list"),
@@ -2267,3 +2268,17 @@ def test_a_section_named_under_its_kind_answers_which_of_that_kind() -> None:
         text="Server-Sent Events with live progress updates.",
     )  # fmt: skip
     assert from_heading(elsewhere.heading, expect(question)) is None
+
+
+def test_what_a_rule_does_is_told_by_its_action_item_not_its_label() -> None:
+    """ "What does the crawler do when it meets a redirect loop?": the rule's bold label
+    shares the question's words, the item below it named Action says what it does."""
+    composed = _composed(
+        "**Rule 2: Redirect loop detection**\n- Pattern: the same URL seen twice in one chain"
+        "\n- Action: Drop the chain and log a warning\n\n**Rule 3: Slow mirror**\n"
+        "- Pattern: responses above 5 s\n- Action: Move the mirror to the end of the queue",
+        "What does the crawler do when it detects a redirect loop?",
+        "Crawler rules",
+    )
+    assert composed is not None
+    assert composed.direct == "Action: Drop the chain and log a warning"

@@ -50,7 +50,9 @@ _STRONG_NUMBER_Q = re.compile(
 )
 # "How does the classifier respond to X?" asks what happens: a clause, not a name.
 _MANNER = re.compile(
-    r"^\s*(?:[\w,'’-]+\s+){0,6}?how (?:does|do|did|should|can|is|are|was|were|will|would)\b"
+    # "When the agent runs X (regex then LLM), how are duplicates removed?": after a comma
+    r"(?:^\s*(?:[\w,'’-]+\s+){0,6}?|,\s+)"
+    r"how (?:does|do|did|should|can|is|are|was|were|will|would)\b"
     # "What does the agent do when the provider is down?": what it does, as a clause
     r"|\bwhat (?:does|do|did|should|will|would) (?:[\w.'’-]+\s+){1,5}?do\b(?!\s+with\b)",
     re.IGNORECASE,

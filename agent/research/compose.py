@@ -341,11 +341,43 @@ def _about_another_file(question: str, expectation: Expectation, lead: Ranked) -
     return any(_names_another({m}, text, _NUMBERED_NAME, _family) for m in members)
 
 
+# "**Rule 3: Multi-channel image detection**" heads the items saying what happens:
+# "- Pattern: …", "- Action: Log info …". The item named for the behaviour tells it.
+_LABEL_LINE = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|[^\n]{2,80}:)\s*$")
+_BEHAVIOUR_ITEM = re.compile(
+    r"^\s*(?:[-*+]\s+)?\**(?:action|behaviou?r|effect|result|response|outcome)\**\s*:",
+    re.IGNORECASE,
+)
+LABELLED_ITEMS = 4  # the items under a label read for the behaviour
+
+
+def _behaviour_under_label(best: Ranked) -> Ranked | None:
+    """For "what does X do when …": the best unit may be only the label of a rule; the
+    item below it named Action (Behavior, Effect, Result …) says what happens."""
+    if not _LABEL_LINE.match(best.unit.text):
+        return None
+    order = [u.text for u in sentences(best.unit.evidence.text)]
+    if best.unit.text not in order:
+        return None
+    at = order.index(best.unit.text)
+    items = order[at + 1 : at + 1 + LABELLED_ITEMS]
+    told = next((text for text in items if _BEHAVIOUR_ITEM.match(text)), None)
+    if told is None:
+        return None
+    # it shares few words with the question, so it may rank nowhere: it leads in the
+    # label's place, as the label's own continuation
+    return replace(best, unit=replace(best.unit, text=told, order=best.unit.order + 1))
+
+
 def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tuple[Ranked, bool]:
     """The unit whose span answers, and whether no unit near the top has the asked shape.
     The best-ranked unit leads unless a near one offers a span, one of the asked shape,
     or one that states the asked value outright (a marked default, a bound value)."""
     best = ranked[0]
+    if expectation.kind == "manner":
+        behaviour = _behaviour_under_label(best)
+        if behaviour is not None:
+            return behaviour, False
     with_span = next((r for r in ranked[:4] if r.span is not None), None)
     lead = with_span if with_span and with_span.score >= best.score - 0.12 else best
     # "… PDB scan limit: the check scans PDB files. The limit is 2000 lines.": the
