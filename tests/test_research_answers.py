@@ -2282,3 +2282,16 @@ def test_what_a_rule_does_is_told_by_its_action_item_not_its_label() -> None:
     )
     assert composed is not None
     assert composed.direct == "Action: Drop the chain and log a warning"
+
+
+def test_a_number_assigned_to_another_setting_is_a_near_miss() -> None:
+    """ "The maximum number of mirror hosts" is not answered by `max_page_chars = 5000`:
+    the unit gives that number to a setting whose name shares no word with the asked
+    thing. A setting named for it does answer."""
+    question = "What is the maximum number of mirror hosts I can add to the crawler's list?"
+    other = "max_page_chars = 5000 .type = int .help = Truncate mirror pages longer than this"
+    composed = _composed(other, question, "Crawler settings")
+    assert composed is not None and composed.direct == "5000" and composed.given_for_others
+    own = "max_mirror_hosts = 12 .type = int .help = Hosts the crawler may spread pages over"
+    composed = _composed(own, question, "Crawler settings")
+    assert composed is not None and composed.direct == "12" and not composed.given_for_others

@@ -341,6 +341,32 @@ def _about_another_file(question: str, expectation: Expectation, lead: Ranked) -
     return any(_names_another({m}, text, _NUMBERED_NAME, _family) for m in members)
 
 
+# `max_readme_chars = 5000`, `timeout: 30`: a number the unit assigns to a code name
+_ASSIGNED_TO = re.compile(r"(?<![\w.])([A-Za-z][\w.]*_[\w.]*)`?\s*(?:=|:)\s*`?$")
+_GENERIC_NAME_PARTS = {"max", "min", "default", "num", "n", "size", "limit", "count", "value"}
+
+
+def _value_of_another_name(question: str, expectation: Expectation, lead: Ranked) -> bool:
+    """ "What is the maximum number of input files?" answered with `max_readme_chars =
+    5000`: the lead's number is what the unit assigns to a setting whose name shares no
+    word with the asked thing, so it is that other setting's value, a near-miss."""
+    span = lead.span
+    if expectation.kind != "number" or span is None or not expectation.focus:
+        return False
+    if span.how.startswith((BOUND, COUNTED, COUNTED_LIST)):
+        return False
+    text = lead.unit.text
+    at = text.find(span.text)
+    assigned = _ASSIGNED_TO.search(text[max(0, at - 60) : at]) if at >= 0 else None
+    if assigned is None:
+        return False
+    parts = [p for p in re.split(r"[_.]+", assigned.group(1).lower()) if p]
+    words = [stem(p) for p in parts if p not in _GENERIC_NAME_PARTS]
+    return bool(words) and not any(
+        word[:4] == term[:4] for word in words for term in expectation.focus
+    )
+
+
 # "**Rule 3: Multi-channel image detection**" heads the items saying what happens:
 # "- Pattern: …", "- Action: Log info …". The item named for the behaviour tells it.
 _LABEL_LINE = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|[^\n]{2,80}:)\s*$")
@@ -466,7 +492,9 @@ def compose(
     lead, shape_missing = _lead(question, expectation, ranked)
     given_for_others = _only_others_given(
         question, expectation, lead, ranked
-    ) or _about_another_file(question, expectation, lead)
+    ) or _about_another_file(question, expectation, lead) or _value_of_another_name(
+        question, expectation, lead
+    )
     unbound = _unbound_setting(question, expectation, lead, ranked)
     units = [lead.unit]
     for r in ranked:
