@@ -172,6 +172,7 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         ("What is the maximum nesting level for link following?", "number"),
         ("Which programs use the crawl strategy 'deep'?", "list"),
         ("Into which four groups does the sorter put links?", "list"),
+        ("Which tools can satisfy the fetcher's dependency?", "list"),
         # after "does <subject>", "count" is the verb: the things counted are asked for
         ("Which headings does the scorer count?", "phrase"),
         ("Which value does the crawler limit the depth to?", "number"),
