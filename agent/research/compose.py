@@ -166,7 +166,7 @@ def _tells_the_time_before(unit: str, question: str) -> bool:
     return False
 
 
-def _states_answer(span: Span | None, expectation: Expectation, question: str = "") -> bool:
+def _states_answer(span: Span | None, expectation: Expectation, question: str) -> bool:
     """Whether a span is the passage stating the asked value, not the nearest candidate:
     a default it marks (when one is asked), the value bound to the asked setting, the
     count of the asked unit, the cell under the column the question's head noun names,
@@ -266,11 +266,11 @@ def _unbound_setting(
     name = asked_name(question, expectation)
     if name is None or "_" not in name:
         return ""
-    if _states_answer(lead.span, expectation):
+    if _states_answer(lead.span, expectation, question):
         return ""
     lowered = name.lower()
     for r in ranked[:COUNT_SEARCH]:
-        if _states_answer(r.span, expectation) or (
+        if _states_answer(r.span, expectation, question) or (
             is_table_row(r.unit.text) and lowered in r.unit.text.lower()
         ):
             return ""
@@ -464,7 +464,7 @@ def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
 
 
 def _stated_instead(
-    lead: Ranked, expectation: Expectation, ranked: list[Ranked], question: str = ""
+    lead: Ranked, expectation: Expectation, ranked: list[Ranked], question: str
 ) -> Ranked:
     """A unit that states the asked value outright (a marked default, a value bound to
     the asked setting, a range asked for) wins over `lead` when it ranks near the best."""
@@ -574,8 +574,8 @@ def compose_bridged(
         return None
     # the bridge is chosen like an answer: "X has a default provider" is bridged by the
     # passage that marks one as the default, not by the one repeating most words
-    hop = _stated_instead(first[0], named, first)
-    if hop.span is not None and _states_answer(hop.span, named):
+    hop = _stated_instead(first[0], named, first, context)
+    if hop.span is not None and _states_answer(hop.span, named, context):
         # "`google` (default)": the value alone; its unit's other words name the rest
         bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]
     else:
@@ -592,11 +592,11 @@ def compose_bridged(
     )
     if second is None:
         return None
-    if not _states_answer(second.span, expectation):
+    if not _states_answer(second.span, expectation, asking):
         # The bridge's words can pull in the context's own passage; a unit that states
         # the asked value outright for the asking clause alone is the better answer.
         plain = compose(asking, evidence, vocabulary, expectation, similarities, count, None, found)
-        if plain is not None and _states_answer(plain.span, expectation):
+        if plain is not None and _states_answer(plain.span, expectation, asking):
             second = plain
     if (second.span is None or second.shape_missing) and not points_back(asking):
         # "Tests don't use X; the helpers come from which file?": the context restates
