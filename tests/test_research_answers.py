@@ -2296,3 +2296,14 @@ def test_a_number_assigned_to_another_setting_is_a_near_miss() -> None:
     own = "max_mirror_hosts = 12 .type = int .help = Hosts the crawler may spread pages over"
     composed = _composed(own, question, "Crawler settings")
     assert composed is not None and composed.direct == "12" and not composed.given_for_others
+
+
+def test_a_contracted_negation_of_the_asked_word_says_no() -> None:
+    """ "Is the fetch blocked?" is answered No by "the guard warns but doesn't block": the
+    negation is said of the asked word. A contraction about something else ("old clients
+    won't notice") says nothing of it."""
+    question = "If a mirror returns an invalid page, is the fetch blocked?"
+    assert _extracted("- If a mirror returns an invalid page, the guard warns but doesn't "
+                      "block", question) == "No"
+    assert _extracted("Bump the version if the page is required (old clients won't notice).",
+                      question) is None

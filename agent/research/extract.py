@@ -124,6 +124,20 @@ _DEFAULT = (
     ),
 )
 _NOT_VALUES = {"checked", "unchecked", "enabled", "disabled", "set", "on", "off"}
+# "validation warns but *doesn't block*" for "is the selection blocked?"
+_NEGATED_WORD = re.compile(
+    r"\b(?:not|never|no longer|cannot|[a-z]+n['’]t)\s+(?:\w+\s+)?([A-Za-z]{3,})", re.IGNORECASE
+)
+
+
+def _negates_asked_word(unit: str, question: str) -> bool:
+    """Whether the unit negates a word the question asks about ("doesn't block" for
+    "is it blocked?"): the negation is said of the asked thing, not of something else
+    in the sentence ("old clients won't understand")."""
+    asked = set(content_terms(question))
+    return any(stem(m.group(1).lower()) in asked for m in _NEGATED_WORD.finditer(unit))
+
+
 _YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
 _NO = re.compile(r"\*\*no\*\*|\bno\b|\bnot\b|\bnever\b|\bunsafe\b", re.IGNORECASE)
 
@@ -934,6 +948,8 @@ def from_sentence(
         if told:
             return Span(told, 0.8, TAKEN)
     if expectation.kind == "yes_no":
+        if _negates_asked_word(unit, question):
+            return Span("No", 0.6, "the asked word negated")
         if _YES.search(unit) and not _NO.search(unit):
             return Span("Yes", 0.6, "affirmative sentence")
         if _NO.search(unit):
