@@ -367,6 +367,16 @@ def _value_of_another_name(question: str, expectation: Expectation, lead: Ranked
     )
 
 
+def _units_after(unit: Scored, count: int) -> list[str]:
+    """The texts of the (at most `count`) units right after `unit` in its passage; none
+    when the unit is not one of the passage's own."""
+    order = [u.text for u in sentences(unit.evidence.text)]
+    if unit.text not in order:
+        return []
+    at = order.index(unit.text)
+    return order[at + 1 : at + 1 + count]
+
+
 # "**Rule 3: Multi-channel image detection**" heads the items saying what happens:
 # "- Pattern: …", "- Action: Log info …". The item named for the behaviour tells it.
 _LABEL_LINE = re.compile(r"^\s*(?:\*\*[^*\n]+\*\*|[^\n]{2,80}:)\s*$")
@@ -382,11 +392,7 @@ def _behaviour_under_label(best: Ranked) -> Ranked | None:
     item below it named Action (Behavior, Effect, Result …) says what happens."""
     if not _LABEL_LINE.match(best.unit.text):
         return None
-    order = [u.text for u in sentences(best.unit.evidence.text)]
-    if best.unit.text not in order:
-        return None
-    at = order.index(best.unit.text)
-    items = order[at + 1 : at + 1 + LABELLED_ITEMS]
+    items = _units_after(best.unit, LABELLED_ITEMS)
     told = next((text for text in items if _BEHAVIOUR_ITEM.match(text)), None)
     if told is None:
         return None
@@ -443,15 +449,14 @@ def _continuation(best: Ranked, ranked: list[Ranked]) -> Ranked | None:
     a topic sentence names what is asked and the sentence after it gives the value. A
     sentence ending in ':' ("Here is the final report:") introduces the block below it,
     so the first units of that block are read, from further down the ranking."""
-    order = [u.text for u in sentences(best.unit.evidence.text)]
-    if best.unit.text not in order:
+    after = _units_after(best.unit, INTRODUCED_UNITS)
+    if not after:
         return None
-    at = order.index(best.unit.text)
     # a table's rows are alternatives: the one asked for is found by ranking, not place
     introduces = best.unit.text.rstrip("`*").endswith(":") and not any(
-        is_table_row(text) for text in order[at + 1 : at + 1 + INTRODUCED_UNITS]
+        is_table_row(text) for text in after
     )
-    following = order[at + 1 : at + 1 + (INTRODUCED_UNITS if introduces else 1)]
+    following = after[: INTRODUCED_UNITS if introduces else 1]
     for r in ranked[1:] if introduces else ranked[1:SHAPE_SEARCH]:
         if (
             r.span is not None

@@ -130,11 +130,10 @@ _NEGATED_WORD = re.compile(
 )
 
 
-def _negates_asked_word(unit: str, question: str) -> bool:
-    """Whether the unit negates a word the question asks about ("doesn't block" for
-    "is it blocked?"): the negation is said of the asked thing, not of something else
-    in the sentence ("old clients won't understand")."""
-    asked = set(content_terms(question))
+def _negates_asked_word(unit: str, asked: Sequence[str]) -> bool:
+    """Whether the unit negates a word the question asks about (`asked`: its content
+    terms) — "doesn't block" for "is it blocked?" — not something else in the sentence
+    ("old clients won't understand")."""
     return any(stem(m.group(1).lower()) in asked for m in _NEGATED_WORD.finditer(unit))
 
 
@@ -948,7 +947,7 @@ def from_sentence(
         if told:
             return Span(told, 0.8, TAKEN)
     if expectation.kind == "yes_no":
-        if _negates_asked_word(unit, question):
+        if _negates_asked_word(unit, terms):
             return Span("No", 0.6, "the asked word negated")
         if _YES.search(unit) and not _NO.search(unit):
             return Span("Yes", 0.6, "affirmative sentence")
