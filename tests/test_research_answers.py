@@ -27,7 +27,7 @@ from agentcycle.agent.research.compose import (
     rank,
     render,
 )
-from agentcycle.agent.research.extract import extract, from_heading
+from agentcycle.agent.research.extract import extract, from_heading, with_unit
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     key_entities,
@@ -422,6 +422,61 @@ def test_bridged_answer_comes_from_the_second_hop_not_the_bridge() -> None:
     assert {u.evidence.chunk_id for u in composed.units} == {"rules", "deps"}
 
 
+def test_the_contexts_own_names_are_no_answer_unless_of_the_asked_kind() -> None:
+    """ "In GUI mode, _run_sub_job puts each program in its own folder. What naming pattern
+    do those folders follow?": the function the context names is not the pattern."""
+    text = (
+        "In GUI mode, `_run_sub_job` puts each program in its own folder "
+        "(`job_NN_name/`) and restores the working directory afterward."
+    )
+    hits = [Evidence(chunk_id="gui", file="arch.md", heading="GUI mode", text=text)]
+    vocabulary = Vocabulary.from_texts([text, "the planner plans", "tools run"])
+    bridged = split_bridge(
+        "In GUI mode, _run_sub_job puts each program in its own folder. "
+        "What naming pattern do those folders follow?"
+    )
+    assert bridged is not None
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "job_NN_name"
+
+
+@pytest.mark.parametrize(
+    ("number", "sentence", "expected"),
+    [
+        ("80", "The word must appear within 80 chars of the phrase.", "80 chars"),
+        ("1", "A decision takes 1 second in rules mode.", "1 second"),
+        ("3", "It retries 3 times before giving up.", "3 times"),
+        ("9", "CURRENT_PROTOCOL_VERSION = 9.", "9"),  # nothing after it: bare
+        ("2", "Refinement must run 2 is the rule.", "2"),  # a verb is no unit
+        ("0.5%", "a 0.5% tolerance", "0.5%"),  # already carries its unit
+    ],
+)
+def test_a_bare_number_carries_the_unit_its_sentence_gives(
+    number: str, sentence: str, expected: str
+) -> None:
+    assert with_unit(number, sentence) == expected
+
+
+def test_a_number_answer_reads_with_its_unit() -> None:
+    text = "The retirement phrase counts only within 80 chars of the word model."
+    hits = [Evidence(chunk_id="c1", file="dev.md", heading="Errors", text=text)]
+    composed = _composed_over(
+        "How close to the word model must the retirement phrase appear?",
+        hits,
+        "other words here",
+        "more text about models",
+    )
+    assert composed is not None and composed.direct == "80 chars"
+
+
+def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
+    """ "growing without bound" is told as "unbounded growth"; "lines *around* the
+    match" asks about lines, and no passage need write "around"."""
+    assert present_terms(["bound"], "Capped fields prevent unbounded growth.") == {"bound"}
+    assert present_terms(["bound"], "Capped fields have an upper limit.") == set()
+    assert "around" not in content_terms("how many lines around the match are kept")
+
+
 def test_direct_scorer_judges_the_first_line_only() -> None:
     assert direct("20\n\nEvidence: ...", ["20"]).score == 1.0
     assert direct("The maximum number of programs\n(default: 20)", ["20"]).score == 0.0
@@ -587,7 +642,8 @@ def test_a_count_given_for_other_names_only_is_a_near_miss() -> None:
     assert composed is not None and composed.given_for_others
     question = "How many patterns did skip_codes hold in build_filters?"
     composed = _composed(text, question, "Filters")
-    assert composed is not None and not composed.given_for_others and composed.direct == "16"
+    assert composed is not None and not composed.given_for_others
+    assert composed.direct == "16 patterns"
     text = "Skill: `detect_fetch_loop.md` (~160 words) flags loops."
     question = "Roughly how many words long is the crawler's detect_fetch_loop skill?"
     composed = _composed(text, question, "Skills")
@@ -862,6 +918,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "For each link match, a window of 5 lines before and 15 lines after is kept.",
             "When the crawler finds a link match, how many lines after it does it keep?",
             "15", id="the-count-of-the-side-asked"),
+        pytest.param(
+            "For each link match, a window of 5 lines before and 15 lines after is kept.",
+            "When the crawler finds a link match, how many lines around it does it keep?",
+            "5 lines before and 15 lines after", id="both-sides-when-neither-is-asked"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:
@@ -1852,7 +1912,7 @@ def test_the_noun_a_question_points_back_with_is_the_kind_of_its_bridge() -> Non
         "live. How many retries does that same program make before it gives up?"
     )
     texts = {"routing": routing, "table": table, "gate": gate, "other": other}
-    assert _bridged_answer(texts, question) == "3"
+    assert _bridged_answer(texts, question) == "3 retries"
 
 
 def test_a_number_running_into_letters_is_a_name_not_a_bound_value() -> None:
@@ -1871,7 +1931,7 @@ def test_the_sentence_after_a_topic_sentence_gives_its_value() -> None:
     )
     question = "How many lines of an HTML page does the crawl_page check scan for anchor links?"
     composed = _composed(text, question, "")
-    assert composed is not None and composed.direct == "2000"
+    assert composed is not None and composed.direct == "2000 lines"
 
 
 def test_a_clause_opening_capital_is_no_part_of_the_name_after_it() -> None:
@@ -2211,7 +2271,7 @@ def test_a_range_asked_for_is_answered_by_a_range_not_one_bound_count() -> None:
     assert composed is not None and composed.direct == "1 ≤ n ≤ 12"
     one = "How many mirrors per site does the crawl log's best guess give?"
     composed = _composed_over(one, [trace, bound], "other words", "the crawler", "logs")
-    assert composed is not None and composed.direct == "4"
+    assert composed is not None and composed.direct == "4 mirrors"
 
 
 def test_what_a_verb_takes_answers_what_did_it_verb() -> None:

@@ -39,6 +39,7 @@ from agentcycle.agent.research.explicit_value import (
     asked_label,
     asked_name,
     asked_unit,
+    code_names_in,
     counts_only_other_names,
     lists_only_other_items,
 )
@@ -52,6 +53,7 @@ from agentcycle.agent.research.extract import (
     from_heading,
     is_range,
     keyed_by,
+    with_unit,
 )
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
@@ -513,6 +515,9 @@ def compose(
         # "No" alone leaves a reader asking why: the sentence that says so goes with it
         said = clean_unit(lead.unit.text, lead.unit.evidence.table_text)
         direct = _shorten(f"{lead.span.text} — {said}")
+    elif lead.span is not None and expectation.kind == "number":
+        said = clean_unit(lead.unit.text, lead.unit.evidence.table_text)
+        direct = with_unit(lead.span.text, said)  # "80 chars", not a bare "80"
     elif lead.span is not None:
         direct = lead.span.text
     else:
@@ -554,6 +559,16 @@ def _on_topic(unit: Scored, lead: Scored, expectation: Expectation) -> bool:
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
 
 
+def _of_the_asked_kind(name: str, expectation: Expectation, question: str) -> bool:
+    """Whether a name has the form of what is asked: the asked shape, or the asked noun
+    as one of its parts (`Single_Cell_Cropper_Tool` for "which tool")."""
+    shape = shape_for(expectation, question)
+    if shape is not None and shape(name):
+        return True
+    parts = {stem(part) for part in re.split(r"[_./:-]+", name.lower()) if part}
+    return bool(expectation.head) and expectation.head in parts
+
+
 def compose_bridged(
     context: str,
     asking: str,
@@ -592,6 +607,15 @@ def compose_bridged(
     found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
     found |= set(quoted_phrases(context))  # "shown with the ⊘ symbol": named, not asked
     expectation = expect(asking)
+    # "… _execute_sub_job_for_gui runs each program in a subdirectory. What naming
+    # pattern do those subdirectories follow?": the context's own names are no answer,
+    # unless one has the asked kind's form — a chain may lead back to it ("force a tool
+    # after X_Tool; which tool does that tool depend on?": X_Tool)
+    found |= {
+        name.lower()
+        for name in code_names_in(context)
+        if not _of_the_asked_kind(name, expectation, asking)
+    }
     second = compose(  # the bridge itself is what the context names, not what is asked
         asking, evidence, vocabulary, expectation, similarities, count, bridge, found
     )

@@ -226,7 +226,7 @@ _CODE_NAME = re.compile(r"`([^`\s]{3,60})`|(?<![\w.])([A-Za-z_][\w]*(?:[._][\w]+
 
 
 @lru_cache(maxsize=64)
-def _code_names_in(question: str) -> frozenset[str]:
+def code_names_in(question: str) -> frozenset[str]:
     """Every code name the question writes: `quoted`, snake_case and dotted
     (`phenix.resolve_cryo_em`, `contract.py`)."""
     return frozenset(
@@ -257,7 +257,7 @@ def values_bound_to_question_names(
     phenix.resolve_cryo_em" (the value, not the table's name, answers), and a name whose
     parts the question spells in words (`EMBED_TIMEOUT = getenv("EMBED_TIMEOUT", "120")`
     for "the timeout for embedding requests"; `words`: the question's words and their stems)."""
-    names = set(_code_names_in(question))
+    names = set(code_names_in(question))
     spelled: dict[str, float] = {}  # of PLAN_TIMEOUT and EMBED_TIMEOUT, the best spelled
     for match in _UNIT_CONSTANT.finditer(unit):
         parts = [p.lower() for p in match.group(0).split("_") if content_terms(p)]

@@ -668,8 +668,29 @@ def _explicit_span(
     # "5 lines before and 15 lines after" for "how many lines after": the side asked
     asked_sides = _SIDES & set(question_norm.split())
     sides = [_side_of(unit, at + len(text)) in asked_sides for at, text in counts]
+    if not asked_sides:
+        both = _both_sides(unit, counts)
+        if both is not None:  # "how many lines around the match": both counts
+            return Span(both, 0.9, COUNTED)
     best = max(range(len(counts)), key=lambda i: (sides[i], labels[i] > 0, -i))
     return Span(counts[best][1], 0.9 + 0.1 * (labels[best] > 0), COUNTED)
+
+
+_SIDE_PAIRS = ({"before", "after"}, {"above", "below"}, {"inside", "outside"})
+
+
+def _both_sides(unit: str, counts: list[tuple[int, str]]) -> str | None:
+    """"5 lines before and 15 lines after" whole, when the unit's first two counts of the
+    asked unit stand on opposite sides and the question asks for neither side: either
+    count alone would be half the answer."""
+    if len(counts) < 2:
+        return None
+    (first, first_text), (second, second_text) = counts[:2]
+    sides = {_side_of(unit, first + len(first_text)), _side_of(unit, second + len(second_text))}
+    if sides not in _SIDE_PAIRS:
+        return None
+    end = _SIDE_AFTER_NOUN.match(unit, second + len(second_text))
+    return unit[first : end.end()] if end is not None else None
 
 
 def _shaped_cell(
@@ -1089,6 +1110,29 @@ def _unit_joined(unit: str, end: int) -> str:
     nothing: a bare 2 does not say 2 of what."""
     joined = _COMPOUND_AFTER.match(unit, end)
     return joined.group(0) if joined else ""
+
+
+_BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+# What a bare number counts or measures, right after it: "80 chars", "3 retries", "1 second"
+_UNIT_AFTER = re.compile(
+    r"\s?(%|Å|°|[KMG]B\b|ms\b|px\b|[a-z][a-z-]{1,}s\b|(?:second|minute|hour|day|week|"
+    r"month|year|line|cycle|token|word|character|byte|step|call|retry|attempt|time|file|"
+    r"sentence|item|run)\b)"
+)
+_NO_UNITS = frozenset({"is", "was", "has", "does", "its", "as", "us", "yes", "always", "less"})
+
+
+def with_unit(number: str, unit: str) -> str:
+    """A bare number with the unit its sentence writes after it ("80" → "80 chars"): a
+    reader of "80" alone asks 80 of what, and an answer given as "80 characters" is
+    found in a line that says so."""
+    if not _BARE_NUMBER.fullmatch(number):
+        return number
+    at = re.search(rf"(?<![\w.]){re.escape(number)}(?!\w|[.,]\d)", unit)
+    after = _UNIT_AFTER.match(unit, at.end()) if at else None
+    if after is None or after.group(1) in STOPWORDS or after.group(1) in _NO_UNITS:
+        return number
+    return f"{number}{after.group(0)}"
 
 
 HEADED = "named by its section heading"  # Span.how of a section's name under its kind

@@ -162,6 +162,31 @@ STOPWORDS = frozenset(
         "do",
         "it's",
         "actually",
+        # prepositions and conjunctions: they place or join what is asked, never name it
+        # ("how many lines *around* the match")
+        "around",
+        "across",
+        "along",
+        "among",
+        "amongst",
+        "within",
+        "toward",
+        "towards",
+        "upon",
+        "throughout",
+        "onto",
+        "amid",
+        "beneath",
+        "underneath",
+        "since",
+        "unless",
+        "though",
+        "although",
+        "whereas",
+        "despite",
+        "without",
+        "beyond",
+        "besides",
     ]
 )
 # Words that shape the question but never name what is asked about.
@@ -343,6 +368,8 @@ def present_terms(terms: Iterable[str], text: str) -> set[str]:
     (v114), or for "billion" as a magnitude suffix (30B)."""
     stems = term_set(text)
     short = abbreviations(text)
+    # "unbounded growth" says "without bound": a negating prefix still names the word
+    negated = {s[2:] for s in stems if s.startswith("un") and len(s) > 5}
     found = set()
     for term in terms:
         abbreviated = short and len(term) > 4 and any(term.startswith(p) for p in short)
@@ -351,6 +378,7 @@ def present_terms(terms: Iterable[str], text: str) -> set[str]:
         related = any(other in stems for other in _SAME_RELATION.get(term, ()))
         if (
             term in stems
+            or term in negated
             or abbreviated
             or _EXTENSION_OF.get(term) in stems
             or version
