@@ -185,11 +185,11 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
     from conftest import cli_command
 
     data = yaml.safe_load(suite_file.read_text())
-    data["questions"] = [  # 40 questions: long enough to be caught part-way
-        {**q, "id": f"{q['id']}-{n}"} for n in range(8) for q in data["questions"]
+    data["questions"] = [  # 20 questions: long enough to be caught part-way
+        {**q, "id": f"{q['id']}-{n}"} for n in range(4) for q in data["questions"]
     ]
-    data["name"] = "dev-seeds-40"
-    suite = tmp_path / "forty.yaml"
+    data["name"] = "dev-seeds-20"
+    suite = tmp_path / "twenty.yaml"
     suite.write_text(yaml.safe_dump(data, sort_keys=False))
     env = {**os.environ, "AGENTCYCLE_HOME": str(home), "PREFECT_API_URL": prefect_api}
     argv = cli_command("eval", str(suite), "--concurrency", "1", "--corpus", "dev-seeds")
@@ -215,9 +215,9 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
         os.killpg(agent.pid, signal.SIGKILL)
         agent.wait(timeout=30)
     shown = log.read_text()  # the progress bar, not a "Finished in state" line per task
-    assert "/40 [" in shown and "Task run 'eval-" not in shown, shown[-2000:]
+    assert "/20 [" in shown and "Task run 'eval-" not in shown, shown[-2000:]
     before = Counter(r["sample_id"] for r in raw_rows(run_id))
-    assert 3 <= len(before) < 40 and set(before.values()) == {1}, before
+    assert 3 <= len(before) < 20 and set(before.values()) == {1}, before
     folder = home / "datasets" / "eval_samples"
     assert not list(folder.glob("*/*.parquet")) or all(  # no torn file is ever visible
         p.stat().st_size > 0 for p in folder.glob("*/*.parquet")
@@ -229,9 +229,9 @@ def test_killed_cli_run_resumes_without_loss_or_repeat(
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert "Task run 'eval-" in resumed.stderr  # --no-progress: Prefect's own lines
-    assert "/40 " in resumed.stdout and run_id in resumed.stdout
+    assert "/20 " in resumed.stdout and run_id in resumed.stdout
     after = Counter(r["sample_id"] for r in raw_rows(run_id))
-    assert len(after) == 40 and set(after.values()) == {1}  # nothing lost, nothing twice
+    assert len(after) == 20 and set(after.values()) == {1}  # nothing lost, nothing twice
     assert all(after[s] == 1 for s in before)
 
     from prefect.client.orchestration import get_client

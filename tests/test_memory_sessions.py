@@ -31,6 +31,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def run_cli(prefect_api: str, home: Path, *args: str, timeout: int = 300) -> str:
     env = {**os.environ, "PREFECT_API_URL": prefect_api, "AGENTCYCLE_HOME": str(home)}
+    # what is remembered, not how well it refines: 3 refinement cycles instead of 10
+    env.setdefault("AGENTCYCLE_REFINE_NCYCLE", "3")
     done = subprocess.run(cli_command(*args), capture_output=True, text=True, env=env,
                           timeout=timeout)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -44,7 +44,7 @@ def _pip_install(python: Path, requirements: list[str], cwd: Path) -> None:
     """Install from the wheelhouse alone; fill it from the index only when it lacks a file."""
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     # --no-compile: byte-compiling every installed package is most of the install's CPU
-    # time; Python compiles what the commands import on first use, as it would for a user
+    # time; the commands compile what they import on first use (see the test's environment)
     offline = [str(python), "-m", "pip", "install", "-q", "--no-index", "--no-compile"]
     offline += ["--find-links", str(WHEELHOUSE), *requirements]
     if subprocess.run(offline, cwd=cwd, env=env, capture_output=True, timeout=900).returncode:
@@ -79,11 +79,11 @@ def test_wheel_commands_work_from_outside_the_checkout(
 ) -> None:
     outside = tmp_path / "user"
     outside.mkdir()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"PYTHONPATH", "PREFECT_API_URL", "VIRTUAL_ENV"}
-    }
+    # PYTHONDONTWRITEBYTECODE (set on some CI machines) would make every command of
+    # the uncompiled install compile torch, Prefect and transformers from source again
+    # (~25 s each); a user's first command compiles and keeps them, as here.
+    dropped = {"PYTHONPATH", "PREFECT_API_URL", "VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE"}
+    env = {key: value for key, value in os.environ.items() if key not in dropped}
     env |= {
         "AGENTCYCLE_HOME": str(outside / ".agentcycle"),
         "PATH": f"{installed}{os.pathsep}{env.get('PATH', '')}",
