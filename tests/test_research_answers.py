@@ -922,6 +922,15 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "For each link match, a window of 5 lines before and 15 lines after is kept.",
             "When the crawler finds a link match, how many lines around it does it keep?",
             "5 lines before and 15 lines after", id="both-sides-when-neither-is-asked"),
+        pytest.param(
+            "The May batch (520 runs) regressed vs the March one (720 runs): timeout rate "
+            "up from 16.9% to 28.1%.",
+            "Compared with the March batch, what was the timeout rate in the May batch?",
+            "28.1%", id="a-rate-is-a-percentage-and-the-value-it-became"),
+        pytest.param(
+            "The May batch regressed: timeout rate up from 16.9% to 28.1%.",
+            "What was the timeout rate before the May batch regressed?",
+            "16.9%", id="the-old-value-when-the-earlier-one-is-asked"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:

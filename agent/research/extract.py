@@ -81,6 +81,11 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 _HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
+# "what was the phenix_sorry rate": a share, told as a percentage, not a count beside it
+_ASKS_SHARE = re.compile(
+    r"\b(?:rate|percentage|percent|share|fraction|proportion)\b(?!\s+limit)", re.IGNORECASE
+)
+_PERCENT = re.compile(r"\d\s*%$")
 _ASKS_DURATION = re.compile(
     r"\bhow long\b(?!.*\b(?:words?|sentences?|tokens?|characters?|chars|lines?|pages?)\b)|"
     r"\b(?:timeout|time-?out|duration|delay|interval|latency|wait)\b",
@@ -942,6 +947,24 @@ def _named_after(identifier: str, focus: Sequence[str]) -> bool:
     return sum(term in parts for term in focus) * 3 >= len(focus) * 2
 
 
+_FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
+_TO_AFTER = re.compile(r"\s+to\s+[~<>≤≥]?\d")
+_ASKS_BEFORE = re.compile(
+    r"\b(?:from|before|previous(?:ly)?|original(?:ly)?|old|used to|prior|earlier|baseline)\b",
+    re.IGNORECASE,
+)
+
+
+def _changed_away_from(unit: str, position: int, length: int, question: str) -> bool:
+    """Whether the number at `position` is the old side of "from A to B" and the question
+    asks for no earlier value: "rate up from 16.9% to 28.1%" is now 28.1%."""
+    return bool(
+        _FROM_BEFORE.search(unit[max(0, position - 6) : position])
+        and _TO_AFTER.match(unit, position + length)
+        and not _ASKS_BEFORE.search(main_clause(question))
+    )
+
+
 def from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str] = frozenset()
 ) -> Span | None:
@@ -986,6 +1009,13 @@ def from_sentence(
     bounds_asked = bool(_ASKS_BOUND.search(question))
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
     asks_length = kind == "number" and bool(_HOW_LONG.search(main_clause(question)))
+    # a rate asked of a unit that gives percentages is one of them ("a learning rate"
+    # elsewhere may be 0.001, so only where the unit writes a percentage)
+    asks_share = (
+        kind == "number"
+        and bool(_ASKS_SHARE.search(main_clause(question)))
+        and "%" in unit
+    )
     anchors = _anchors(unit, terms)
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
@@ -1056,6 +1086,10 @@ def from_sentence(
                 fit += 0.4  # "how long is the timeout": "30-second", not "(2)"
             elif asks_length and _LENGTH.search(text):
                 fit += 0.4  # "how long should each query be": "10-30 words"
+            if asks_share and not _PERCENT.search(text):
+                fit *= 0.3  # "what was the failure rate": "28.1%", not "(720 runs)"
+            if _changed_away_from(unit, position, len(text), question):
+                fit *= 0.3  # "up from 16.9% to 28.1%": the value it became, unless the old is asked
             if _ordinal_item(unit, position, expectation.head):
                 fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
