@@ -931,6 +931,14 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "The May batch regressed: timeout rate up from 16.9% to 28.1%.",
             "What was the timeout rate before the May batch regressed?",
             "16.9%", id="the-old-value-when-the-earlier-one-is-asked"),
+        pytest.param(
+            "Every response carries `build_info = {version, fingerprint, started_at}`.",
+            "Which three fields does the build_info object hold?",
+            "version, fingerprint, started_at", id="a-braced-set-as-long-as-the-count-asked"),
+        pytest.param(
+            "crawler.run dry_run=True dry_run_scenario=sitemap_basic",
+            "Which dry_run_scenario value does the example use?",
+            "sitemap_basic", id="a-settings-value-asked-by-that-word-may-be-a-name"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:

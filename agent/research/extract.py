@@ -22,7 +22,7 @@ from agentcycle.agent.research.answer_shape import (
     shape_for,
     shaped_parts,
 )
-from agentcycle.agent.research.answer_type import Expectation, main_clause
+from agentcycle.agent.research.answer_type import Expectation, asks_a_quantity, main_clause
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -186,15 +186,25 @@ def _asked_count(question: str) -> int | None:
     return count if count and count >= 2 else None
 
 
+# "{version, defaults_fingerprint, started_at}", "[map_file, input_map_file]": names
+# enumerated inside braces or brackets, as code writes a set, dict or list of them
+_BRACED_LIST = re.compile(r"[{\[]\s*([\w.\-\"']+(?:\s*,\s*[\w.\-\"']+)+)\s*[}\]]")
+
+
 def _slash_list(unit: str, question: str) -> list[str]:
-    """The items of a slash-joined list with as many items as "which four intents"
-    asks for: "a/b/c/d" reads as a path until the count says it is four things."""
+    """The items of a slash-joined or braced list with as many items as "which four
+    intents" asks for: "a/b/c/d" reads as a path, and "{a, b, c}" as one code span,
+    until the count says it is that many things."""
     count = _asked_count(question)
     if count is None:
         return []
     for match in _SLASH_LIST.finditer(unit):
         items = match.group(0).split("/")
         if len(items) == count:
+            return items
+    for match in _BRACED_LIST.finditer(unit):
+        items = [item.strip().strip("\"'") for item in match.group(1).split(",")]
+        if len(items) == count and all(items):
             return items
     return []
 
@@ -622,6 +632,19 @@ def _side_of(unit: str, end: int) -> str:
 _WORD_VALUE = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\s+value\b", re.IGNORECASE)
 
 
+def _asks_the_value_of(name: str, question: str) -> bool:
+    """Whether the question asks for a setting's value by that word ("which X value",
+    "the value of X") rather than for a quantity ("how many", "what rate")."""
+    named = re.escape(name)
+    return not asks_a_quantity(question) and bool(
+        re.search(
+            rf"{named}`?\s+value\b|\bvalue\s+(?:of|for)\s+(?:the\s+)?`?{named}",
+            question,
+            re.IGNORECASE,
+        )
+    )
+
+
 def _explicit_span(
     unit: str, question: str, expectation: Expectation, header: Sequence[str] = ()
 ) -> Span | None:
@@ -630,7 +653,10 @@ def _explicit_span(
     question_norm, _, question_terms = _question_words(question)
     name = asked_name(question, expectation)
     if name is not None:
-        found = bound_value(unit, name, numeric=expectation.kind == "number")
+        # "which dry_run_scenario value": the setting's value, of any form; "the learning
+        # rate of X" still asks for a number
+        numeric = expectation.kind == "number" and not _asks_the_value_of(name, question)
+        found = bound_value(unit, name, numeric=numeric)
         if (
             found is not None
             and not _in_question(found[0], question_norm, question_terms)
