@@ -469,6 +469,16 @@ def test_a_number_answer_reads_with_its_unit() -> None:
     assert composed is not None and composed.direct == "80 chars"
 
 
+def test_a_fraction_counts_no_things_but_may_count_a_measure() -> None:
+    """ "How many documents hold no file names?" is not answered by "recall 0.9810 on the
+    31-document corpus"; "how many seconds" may be by 0.5."""
+    unit = "The scanner is pinned at recall 0.9810 against the documents of the corpus."
+    assert _extracted(unit, "How many documents of the corpus hold no file names?") is None
+    timed = "Each probe waits 0.5 seconds between tries."
+    waited = _extracted(timed, "How many seconds does each probe wait between tries?")
+    assert waited == "0.5 seconds"
+
+
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
     """ "growing without bound" is told as "unbounded growth"; "lines *around* the
     match" asks about lines, and no passage need write "around"."""

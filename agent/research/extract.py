@@ -1152,11 +1152,24 @@ _ASKS_BOUND = re.compile(
 )
 
 
+_FRACTIONAL = re.compile(r"[~≈]?\d*\.\d+")
+# nouns whose "how many" a fraction may answer ("how many seconds": 0.5)
+_MEASURED_NOUNS = frozenset(
+    stem(noun)
+    for noun in (
+        "seconds", "minutes", "hours", "days", "milliseconds", "percent", "angstroms",
+        "units", "points", "megabytes", "gigabytes", "times", "dollars",
+    )
+)  # fmt: skip
+
+
 def _measures_another_thing(text: str, counted: AbstractSet[str]) -> bool:
     """Whether a number span's own suffix counts or measures something other than the
     asked noun: "how many tests" is not answered by "~14s" (a duration) nor "how many
     R-free values" by "5 cycles". A magnitude ("30B") and the asked noun's own suffix
     ("32 tests") still answer; a joined word ("a 56-entry base") may be a synonym."""
+    if _FRACTIONAL.fullmatch(text) and not counted & _MEASURED_NOUNS:
+        return True  # "0.9810" counts no documents: things are counted whole
     measure = _MEASURE_SUFFIX.search(text)
     if measure is not None:
         suffix = measure.group(1).lower()
