@@ -166,7 +166,6 @@ STOPWORDS = frozenset(
         # ("how many lines *around* the match")
         "around",
         "across",
-        "along",
         "among",
         "amongst",
         "within",
