@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
-from agentcycle.agent.research.answer_shape import KIND_NAMED_BY_FORM, shape_for
+from agentcycle.agent.research.answer_shape import KIND_NAMED_BY_FORM, Shape, shape_for
 from agentcycle.agent.research.answer_type import (
     NAMED_THINGS,
     Expectation,
@@ -51,6 +51,7 @@ from agentcycle.agent.research.extract import (
     asks_range,
     extract,
     from_heading,
+    identifier_parts,
     is_range,
     keyed_by,
     with_unit,
@@ -559,14 +560,12 @@ def _on_topic(unit: Scored, lead: Scored, expectation: Expectation) -> bool:
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
 
 
-def _of_the_asked_kind(name: str, expectation: Expectation, question: str) -> bool:
-    """Whether a name has the form of what is asked: the asked shape, or the asked noun
+def _of_the_asked_kind(name: str, expectation: Expectation, shape: Shape | None) -> bool:
+    """Whether a name has the form of what is asked: the asked `shape`, or the asked noun
     as one of its parts (`Single_Cell_Cropper_Tool` for "which tool")."""
-    shape = shape_for(expectation, question)
     if shape is not None and shape(name):
         return True
-    parts = {stem(part) for part in re.split(r"[_./:-]+", name.lower()) if part}
-    return bool(expectation.head) and expectation.head in parts
+    return bool(expectation.head) and expectation.head in identifier_parts(name)
 
 
 def compose_bridged(
@@ -611,10 +610,11 @@ def compose_bridged(
     # pattern do those subdirectories follow?": the context's own names are no answer,
     # unless one has the asked kind's form — a chain may lead back to it ("force a tool
     # after X_Tool; which tool does that tool depend on?": X_Tool)
+    shape = shape_for(expectation, asking)
     found |= {
         name.lower()
         for name in code_names_in(context)
-        if not _of_the_asked_kind(name, expectation, asking)
+        if not _of_the_asked_kind(name, expectation, shape)
     }
     second = compose(  # the bridge itself is what the context names, not what is asked
         asking, evidence, vocabulary, expectation, similarities, count, bridge, found

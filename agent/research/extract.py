@@ -191,7 +191,7 @@ def _asked_count(question: str) -> int | None:
 _BRACED_LIST = re.compile(r"[{\[]\s*([\w.\-\"']+(?:\s*,\s*[\w.\-\"']+)+)\s*[}\]]")
 
 
-def _slash_list(unit: str, question: str) -> list[str]:
+def _enumerated_list(unit: str, question: str) -> list[str]:
     """The items of a slash-joined or braced list with as many items as "which four
     intents" asks for: "a/b/c/d" reads as a path, and "{a, b, c}" as one code span,
     until the count says it is that many things."""
@@ -964,12 +964,18 @@ def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
     return tuple(w for w in words[: words.index(head)] if w not in STOPWORDS and len(w) > 2)
 
 
+def identifier_parts(identifier: str) -> set[str]:
+    """Stems of an identifier's parts: `Single_Cell_Cropper_Tool` → single, cell, cropp,
+    tool; `expert_kb.yaml` → expert, kb, yaml."""
+    return {stem(p) for p in re.split(r"[_./:-]+", identifier.lower()) if p}
+
+
 def _named_after(identifier: str, focus: Sequence[str]) -> bool:
     """Whether an identifier's parts spell most of the asked thing's words (two at least):
     the file or name made for it."""
     if len(focus) < 2:
         return False
-    parts = {stem(p) for p in re.split(r"[_./:-]+", identifier.lower()) if p}
+    parts = identifier_parts(identifier)
     return sum(term in parts for term in focus) * 3 >= len(focus) * 2
 
 
@@ -1059,7 +1065,7 @@ def from_sentence(
     if shape in PLAIN_WORD_SHAPES:  # "in orange text" for "what color"
         candidates += [(part, unit.find(part), 0.5) for part in shaped_parts(unit, shape)]
     if expectation.kind == "list":
-        counted_list = _slash_list(unit, question)
+        counted_list = _enumerated_list(unit, question)
         if counted_list:
             return Span(", ".join(counted_list), 1.0, COUNTED_LIST)
         codes = [
