@@ -230,3 +230,13 @@ def test_research_provider_counts_failed_calls_and_warns() -> None:
     assert llm.errors == llm.calls == 2  # one try plus one transport retry, then down
     assert llm.fallbacks == 2 and llm.down
     assert llm.warning and "2 of 2 calls failed, 2 steps fell back" in llm.warning
+
+
+def test_a_lower_reply_cap_of_the_session_bounds_the_plan_too(
+    pack, tmp_path: Path, stand_in: StandInPlanServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in.script = [plan_reply("inspect"), plan_reply("inspect")]
+    first_decision(pack, tmp_path / "default", stand_in.llm())
+    monkeypatch.setenv("AGENTCYCLE_LLM_MAX_TOKENS", "64")  # a slow CPU's setting
+    first_decision(pack, tmp_path / "capped", stand_in.llm())
+    assert [r["max_tokens"] for r in stand_in.requests] == [200, 64]

@@ -70,6 +70,9 @@ def test_xtal_session_planned_by_the_real_model(
 
     data = prepare_demo_data(PROJECT_ROOT / ".demo-data")
     env = {**os.environ, "PREFECT_API_URL": prefect_api, "AGENTCYCLE_REFINE_NCYCLE": "3"}
+    # This base model writes its reasons to the plan's 200-token cap (~35 s a plan, idle):
+    # 64 tokens still hold the program, the strategy and the start of the reasons.
+    env["AGENTCYCLE_LLM_MAX_TOKENS"] = "64"
     session = tmp_path / "planned"
     done = _cli(
         "run", "xtal", str(data.dir_5e5z), "--session", str(session),

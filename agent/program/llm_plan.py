@@ -37,6 +37,9 @@ PLAN_SYSTEM = (
     "Follow the user's directives. Reply with one JSON object: "
     '{"program": ..., "strategy": {...}, "reasons": ...}.'
 )
+# A plan's reply: the program, its strategy and reasons kept to REASONS_MAX characters;
+# a model that rambles past that is cut, not waited for. AGENTCYCLE_LLM_MAX_TOKENS (the
+# session's `max_tokens`) lowers it further on a slow CPU, as it does for every skill.
 MAX_TOKENS = 200
 REASONS_MAX = 300
 
@@ -173,7 +176,8 @@ class LLMPlanner:
             started = time.perf_counter()
             self.stats.calls += 1
             try:
-                completion = complete_json(self.settings, PLAN_SYSTEM, user, schema, MAX_TOKENS)
+                cap = min(MAX_TOKENS, self.settings.max_tokens)
+                completion = complete_json(self.settings, PLAN_SYSTEM, user, schema, cap)
             except LLMUnavailable as exc:
                 self.stats.latency_ms += (time.perf_counter() - started) * 1000
                 self.down = problem = f"server unavailable: {exc}"
