@@ -121,8 +121,8 @@ def test_ask_answers_with_citations_through_the_real_server(
     # on the same two cores, which can stretch one call past the 60 s default.
     monkeypatch.setenv("AGENTCYCLE_LLM_TIMEOUT", "240")
     # This base model rambles to the reply cap (~55 s a call at 512 tokens, idle): a
-    # smaller cap keeps the test's several calls to a few minutes on a loaded machine.
-    monkeypatch.setenv("AGENTCYCLE_LLM_MAX_TOKENS", "96")
+    # smaller cap keeps the test's several calls to a minute or two on a loaded machine.
+    monkeypatch.setenv("AGENTCYCLE_LLM_MAX_TOKENS", "64")
     ingest("seeds-llm", [SHARED / "seeds" / "docuchat-agent-mode.md"])
     result = run_ask(
         "seeds-llm",
@@ -162,7 +162,8 @@ def test_killed_server_mid_session_falls_back_and_the_session_ends(
             assert server.poll() is None, "the model server exited at start"
             time.sleep(0.5)
         session = tmp_path / "killed"
-        env = {**os.environ, "PREFECT_API_URL": prefect_api, "TOY_REFINE_SLEEP": "3"}
+        env = {**os.environ, "PREFECT_API_URL": prefect_api, "TOY_REFINE_SLEEP": "3",
+               "AGENTCYCLE_LLM_MAX_TOKENS": "64"}  # the first plan: ~16 s, not ~35 s
         run = subprocess.Popen(
             cli_command("run", str(TOY_PACK), str(toy_inputs), "--session", str(session),
                         "--provider", "openai", "--base-url", base_url, "--model", MODEL_ALIAS),
