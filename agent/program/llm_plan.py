@@ -169,6 +169,7 @@ class LLMPlanner:
         schema = reply_schema(remaining, flags)
         prompt = plan_prompt(state, remaining)
         problem = f"server unavailable earlier in this decision: {self.down}"
+        cap = min(MAX_TOKENS, self.settings.max_tokens)
         for attempt in range(2):
             if self.down is not None:
                 break
@@ -176,7 +177,6 @@ class LLMPlanner:
             started = time.perf_counter()
             self.stats.calls += 1
             try:
-                cap = min(MAX_TOKENS, self.settings.max_tokens)
                 completion = complete_json(self.settings, PLAN_SYSTEM, user, schema, cap)
             except LLMUnavailable as exc:
                 self.stats.latency_ms += (time.perf_counter() - started) * 1000

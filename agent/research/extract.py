@@ -987,13 +987,12 @@ _ASKS_BEFORE = re.compile(
 )
 
 
-def _changed_away_from(unit: str, position: int, length: int, question: str) -> bool:
-    """Whether the number at `position` is the old side of "from A to B" and the question
-    asks for no earlier value: "rate up from 16.9% to 28.1%" is now 28.1%."""
+def _changed_away_from(unit: str, position: int, length: int) -> bool:
+    """Whether the number at `position` is the old side of "from A to B": "rate up from
+    16.9% to 28.1%" is now 28.1% (unless the question asks for the earlier value)."""
     return bool(
         _FROM_BEFORE.search(unit[max(0, position - 6) : position])
         and _TO_AFTER.match(unit, position + length)
-        and not _ASKS_BEFORE.search(main_clause(question))
     )
 
 
@@ -1039,15 +1038,13 @@ def from_sentence(
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
     bounds_asked = bool(_ASKS_BOUND.search(question))
-    asks_duration = kind == "number" and bool(_ASKS_DURATION.search(main_clause(question)))
-    asks_length = kind == "number" and bool(_HOW_LONG.search(main_clause(question)))
+    asking = main_clause(question)
+    asks_duration = kind == "number" and bool(_ASKS_DURATION.search(asking))
+    asks_length = kind == "number" and bool(_HOW_LONG.search(asking))
     # a rate asked of a unit that gives percentages is one of them ("a learning rate"
     # elsewhere may be 0.001, so only where the unit writes a percentage)
-    asks_share = (
-        kind == "number"
-        and bool(_ASKS_SHARE.search(main_clause(question)))
-        and "%" in unit
-    )
+    asks_share = kind == "number" and bool(_ASKS_SHARE.search(asking)) and "%" in unit
+    asks_earlier = bool(_ASKS_BEFORE.search(asking))
     anchors = _anchors(unit, terms)
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
@@ -1120,7 +1117,7 @@ def from_sentence(
                 fit += 0.4  # "how long should each query be": "10-30 words"
             if asks_share and not _PERCENT.search(text):
                 fit *= 0.3  # "what was the failure rate": "28.1%", not "(720 runs)"
-            if _changed_away_from(unit, position, len(text), question):
+            if not asks_earlier and _changed_away_from(unit, position, len(text)):
                 fit *= 0.3  # "up from 16.9% to 28.1%": the value it became, unless the old is asked
             if _ordinal_item(unit, position, expectation.head):
                 fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
