@@ -182,7 +182,8 @@ def _choose_port(requested: int | None) -> int:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):
+def locked_file(path: Path):
+    """Exclusive lock on the file at `path` (released when the process dies too)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -194,13 +195,13 @@ def _locked(path: Path):
 
 def _lock():
     """One starter per home at a time: two commands launched together share one server."""
-    return _locked(prefect_home() / "server.lock")
+    return locked_file(prefect_home() / "server.lock")
 
 
 def _port_lock():
     """One port chooser per user at a time, held from choosing a port until the watcher
     that claims it is in the process table (milliseconds), whatever the home."""
-    return _locked(registry_dir() / "ports.lock")
+    return locked_file(registry_dir() / "ports.lock")
 
 
 def _write_atomic(path: Path, text: str) -> None:
