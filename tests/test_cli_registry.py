@@ -65,3 +65,20 @@ def test_unknown_command_is_one_line_with_a_suggestion() -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     assert lines[0].endswith(": No such command 'rn'. Did you mean 'run'?"), lines[0]
+
+
+@pytest.mark.parametrize("options", [
+    ["--workers", "2", "--dask-address", "tcp://127.0.0.1:8786"],
+    ["--dask-address", "http://x y"],
+])
+def test_a_bad_eval_option_is_refused_before_a_heavy_library_loads(options: list[str]) -> None:
+    """`eval` read its suite and imported the flow (Prefect, Dask, LanceDB: ~5 s) before
+    it checked its own options; a wrong option now answers at once."""
+    probe = (
+        "import sys; from typer.testing import CliRunner; from agentcycle.cli.main import app; "
+        "shown = CliRunner().invoke(app, sys.argv[1:]); "
+        f"print(type(shown.exception).__name__, sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    done = subprocess.run([cli_command()[0], "-c", probe, "eval", "suite.yaml", *options],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.stdout.strip() == "UserError []", done.stdout + done.stderr[-300:]

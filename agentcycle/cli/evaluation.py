@@ -109,17 +109,14 @@ def eval_command(
     progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
 ) -> None:
     """Evaluate the agent on a suite, or compare two evaluation runs."""
-    # Imported here, not at the top: `agentcycle eval --help` answers without loading
-    # Prefect, Dask, LanceDB and torch.
-    from agentcycle.evaluation.report import comparison_text, summary_text
-    from agentcycle.evaluation.runs import compare_runs, new_run_id
-    from agentcycle.evaluation.suites import load_suite
-    from agentcycle.flows.evaluate import run_evaluate
-    from agentcycle.server import ensure_prefect_api
-
+    # Imported where needed, not at the top: `agentcycle eval --help` and a bad option
+    # answer without loading Prefect, Dask, LanceDB and torch (~5 s).
     if suite == "compare":
         if not runs or len(runs) != 2:
             raise UserError("usage: agentcycle eval compare RUN_A RUN_B [--fail-on-regression]")
+        from agentcycle.evaluation.report import comparison_text
+        from agentcycle.evaluation.runs import compare_runs
+
         result = compare_runs(*runs)
         typer.echo(comparison_text(result))
         if fail_on_regression and result["regressed"]:
@@ -133,6 +130,12 @@ def eval_command(
         raise UserError("--workers and --dask-address: choose one")
     if dask_address and not DASK_ADDRESS.fullmatch(dask_address):
         raise UserError(f"--dask-address: {dask_address!r} is not tcp://HOST:PORT")
+    from agentcycle.evaluation.report import summary_text
+    from agentcycle.evaluation.runs import new_run_id
+    from agentcycle.evaluation.suites import load_suite
+    from agentcycle.flows.evaluate import run_evaluate
+    from agentcycle.server import ensure_prefect_api
+
     named = load_suite(Path(suite)).name  # a bad suite fails here, before any server starts
     _check_request(named, limit, corpus, resume, retry_failed)
     ensure_prefect_api()
