@@ -27,3 +27,9 @@ def prefect_home() -> Path:
 
 def sessions_dir() -> Path:
     return home_dir() / "sessions"
+
+
+def user_cache_dir() -> Path:
+    """What one user's homes share and can rebuild: `$XDG_CACHE_HOME/agentcycle`
+    (default `~/.cache/agentcycle`): assembled model weights, the migrated Prefect database."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agentcycle"

@@ -22,7 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agentcycle.config import home_dir
+from agentcycle.config import home_dir, user_cache_dir
 from agentcycle.errors import UserError
 from agentcycle.processes import answers_ok, pid_alive
 
@@ -58,8 +58,7 @@ def model_cache_dir() -> Path:
     explicit = os.environ.get("AGENTCYCLE_MODEL_DIR")
     if explicit:
         return Path(explicit).expanduser().resolve()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "agentcycle" / "models"
+    return user_cache_dir() / "models"
 
 
 def default_model_path() -> Path:

@@ -24,9 +24,11 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+from agentcycle.config import user_cache_dir
 from agentcycle.server import locked_file
 
 log = logging.getLogger(__name__)
@@ -43,8 +45,7 @@ def sqlite_file(url: str) -> Path | None:
 
 def template_file(prefect_version: str) -> Path:
     """The migrated empty database of this Prefect version, in the user's cache."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "agentcycle" / "prefect-db" / f"prefect-{prefect_version}.db"
+    return user_cache_dir() / "prefect-db" / f"prefect-{prefect_version}.db"
 
 
 def _is_migrated(path: Path) -> bool:
@@ -57,21 +58,30 @@ def _is_migrated(path: Path) -> bool:
     return row is not None
 
 
-def _snapshot(source: Path, target: Path) -> None:
-    """Copy a database through SQLite's backup API (whatever a WAL still holds comes
-    along) to a temporary file, renamed to `target` only once it is whole."""
+def _write_whole(target: Path, fill: Callable[[str], None]) -> None:
+    """Have `fill` write a temporary file beside `target`, renamed to it only once whole:
+    a kill leaves the old `target` (or none), never part of one."""
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, partial = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     os.close(handle)
     try:
+        fill(partial)
+        os.replace(partial, target)
+    finally:
+        Path(partial).unlink(missing_ok=True)
+
+
+def _snapshot(source: Path, target: Path) -> None:
+    """Copy a database through SQLite's backup API (whatever a WAL still holds comes
+    along) into one self-contained file at `target`."""
+
+    def backup(partial: str) -> None:
         with closing(sqlite3.connect(source)) as reader, \
                 closing(sqlite3.connect(partial)) as writer:
             reader.backup(writer)
             writer.execute("PRAGMA journal_mode=DELETE")  # one file: nothing in a WAL beside it
-        os.replace(partial, target)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
+
+    _write_whole(target, backup)
 
 
 def build_template(template: Path) -> None:
@@ -103,14 +113,7 @@ def seed_database(url: str, prefect_version: str) -> bool:
             with locked_file(template.with_suffix(".lock")):
                 if not _is_migrated(template):
                     build_template(template)
-        database.parent.mkdir(parents=True, exist_ok=True)
-        handle, partial = tempfile.mkstemp(prefix=f".{database.name}.", dir=database.parent)
-        os.close(handle)
-        try:
-            shutil.copyfile(template, partial)
-            os.replace(partial, database)
-        finally:
-            Path(partial).unlink(missing_ok=True)
+        _write_whole(database, lambda partial: shutil.copyfile(template, partial))
     except (OSError, sqlite3.Error, subprocess.SubprocessError, RuntimeError) as exc:
         log.warning("new database not seeded from %s (%s); Prefect migrates it", template, exc)
         return False

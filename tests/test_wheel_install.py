@@ -22,10 +22,10 @@ import pytest
 import yaml
 from conftest import PROJECT_ROOT, SHARED
 
+from agentcycle.config import user_cache_dir
+
 TORCH = "torch==2.13.0"
-WHEELHOUSE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / (
-    "agentcycle/wheelhouse"
-)
+WHEELHOUSE = user_cache_dir() / "wheelhouse"
 SEEDS = SHARED / "data" / "corpus" / "seeds"
 DEV = SHARED / "data" / "qa" / "dev.yaml"
 SEED_IDS = ("d012", "d013", "d020", "d021", "d024")
