@@ -17,6 +17,7 @@ from agentcycle.agent.research.answer_type import (
     expect,
     main_clause,
     split_bridge,
+    split_pair,
 )
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean, is_header_row
@@ -24,6 +25,7 @@ from agentcycle.agent.research.compose import (
     Composition,
     compose,
     compose_bridged,
+    compose_pair,
     rank,
     render,
 )
@@ -377,6 +379,29 @@ def test_bridge_questions_split_into_context_and_asking_clause() -> None:
     assert split_bridge("What is the default value of Max cycles?") is None
 
 
+def test_a_two_part_question_answers_each_part_on_the_first_line() -> None:
+    """ "Which flag …, and is it on by default?" asks two things of two kinds: a name and
+    a yes/no. Answered as one question, the first part's kind picked a span for both."""
+    question = "Which flag turns on the link cache, and is it on by default?"
+    assert split_pair(question) == ("Which flag turns on the link cache?", "Is it on by default?")
+    assert split_pair("What is the default value of Max cycles?") is None
+    assert split_pair("Which template fits twinned data and a search model?") is None
+    hits = [
+        Evidence(
+            chunk_id="flag", file="CRAWL.md", heading="Crawler > Flags",
+            text="The `CRAWL_LINK_CACHE` flag turns on the link cache for repeated mirrors.",
+        ),
+        Evidence(
+            chunk_id="default", file="CRAWL.md", heading="Crawler > Defaults",
+            text="The link cache is not on by default: a fresh crawl reads every page.",
+        ),
+    ]
+    vocabulary = Vocabulary.from_texts([h.text for h in hits] + ["the crawler fetches pages"])
+    composed = compose_pair(question, hits, vocabulary)
+    assert composed is not None and composed.direct == "CRAWL_LINK_CACHE; No"
+    assert {u.evidence.chunk_id for u in composed.citable()} == {"flag", "default"}
+
+
 def test_a_condition_clause_before_the_question_is_no_bridge() -> None:
     """ "When X ran against Y, how many of them …": the clause sets the asked fact's
     scene, it names nothing to look up first, so the whole question picks the answer —
@@ -569,6 +594,10 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     for verb in ("passes", "switches", "catches", "matches"):
         assert expect(f"Which environment variable {verb} the link check?").head == "variabl"
     assert not shape_for(expect(setting), setting)("true")  # the value it is set to
+    marker = "Which log marker does the fetcher print on a timeout?"
+    assert shape_for(expect(marker), marker)("[FETCH_TIMEOUT]")
+    assert not shape_for(expect(marker), marker)("fetch_pages()")  # what prints it
+    assert not shape_for(expect(marker), marker)("FETCH_RETRY_LIMIT")  # a constant beside it
 
 
 def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
@@ -791,6 +820,27 @@ def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
     assert composed is not None and composed.direct == "9"
 
 
+def test_a_word_before_a_when_clause_is_the_verb_not_the_noun_asked_for() -> None:
+    """ "Which log marker *fires when* …": the marker is asked for, not a fire."""
+    assert expect("Which log marker fires when the upload fails?").head == "mark"
+    assert expect("Which node runs if the planner fails?").head == "node"
+
+
+def test_how_long_it_took_is_a_time_not_a_count_beside_it() -> None:
+    """ "How long did the crawl take": the sentence's "12 pages" is no time, its "40s" is;
+    a section whose heading states the time answers through the heading."""
+    question = "How long did the nightly crawl take?"
+    assert _extracted("The nightly crawl fetched 12 pages in 40s.", question) == "40s"
+    hits = [
+        Evidence(
+            chunk_id="c", file="CRAWL.md", heading="Crawler > Nightly crawl (12 pages, 95s)",
+            text="**What happened**: the nightly crawl fetched every mirror page (3 retries).",
+        ),
+    ]
+    composed = _composed_over(question, hits, "the crawler fetches", "pages per mirror")
+    assert composed is not None and composed.direct == "95s"
+
+
 def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
     table = (
         "| Error | Example | Response |\n|---|---|---|\n"
@@ -949,6 +999,11 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "crawler.run dry_run=True dry_run_scenario=sitemap_basic",
             "Which dry_run_scenario value does the example use?",
             "sitemap_basic", id="a-settings-value-asked-by-that-word-may-be-a-name"),
+        pytest.param(
+            "On a failed fetch `fetch_pages()` in crawler/fetch.py prints `[FETCH_FAILED]` "
+            "to stderr and keeps CRAWL_RETRY_LIMIT retries.",
+            "Which stderr marker does crawler/fetch.py print when a fetch fails?",
+            "[FETCH_FAILED]", id="a-log-marker-is-bracketed-capitals-not-the-function"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:

@@ -30,6 +30,9 @@ _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
 # An exception is named as a class: `AttributeError`, `ImportError`, `KeyboardInterrupt`
 _EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)")
 _QUOTED = re.compile(r'"[^"\n]{2,80}"')
+# A log marker is written in capitals between brackets (`[DIRECTIVE_CORRECTION]`,
+# `[STEP_1F]`), so a constant or a function beside it is not one
+_MARKER = re.compile(r"\[[A-Z][A-Z0-9_ -]*[A-Z0-9]\]")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2},? \d{4}")
 _COLOR = re.compile(
     r"(?:light |dark |bright |pale )?(?:red|orange|yellow|green|blue|purple|violet|pink|grey"
@@ -154,6 +157,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _color_word
     if re.search(r"\bpunctuation\b", clause, re.I) and head in {"charact", "mark", "punctuat"}:
         return _punctuation_word  # "which punctuation character": semicolons, not "non-space"
+    if head == "mark" and re.search(r"\bmarkers?\b", clause, re.I):
+        return _every(_MARKER)  # "which log marker": [DIRECTIVE_CORRECTION]
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
         return _DATE.fullmatch
     if head == "exception" or (  # "which exception", "what exception type is raised"

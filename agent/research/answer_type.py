@@ -26,13 +26,13 @@ _QUANTITY_NOUNS = (
     r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
-    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput"
+    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window"
 )
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
     r"strict|confident|fast|slow)|what (percentage|fraction)|"
     # "under what threshold", but "under what licence" asks for a name
-    r"(below|above|under|over|at|to|from) what\b(?!\s+(?:licen[cs]es?|terms|names?|"
+    r"(below|above|under|over|at|to|from|within) what\b(?!\s+(?:licen[cs]es?|terms|names?|"
     r"conditions?|circumstances|headings?|sections?|categor(?:y|ies)|labels?)\b)|"
     r"(roughly|approximately) how|"
     # "what is the most retreats it permits": the most of a plural is a count
@@ -68,7 +68,8 @@ _IDENTIFIER_NOUNS = (
     r"function|method|class|file|files|flag|flags|parameter|variable|env var|field|node|"
     r"tool|template|category|event|message|check|collection|key|setting|option|module|"
     r"directory|folder|error|strategy|command|constant|attribute|type|mode|state|phase|"
-    r"extension|extensions|column|keyword|banner|phrase|name|label|value name|path|endpoint|test"
+    r"extension|extensions|column|keyword|banner|phrase|name|label|value name|path|endpoint|test|"
+    r"marker|markers"
 )
 _IDENTIFIER_Q = re.compile(
     rf"\b(which|what)( \S+){{0,3}}? ({_IDENTIFIER_NOUNS})\b|"
@@ -453,6 +454,28 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     return context, asking
 
 
+# "Which flag turns X on, and is it on by default?", "… in which release, and how many
+# tests does its file hold?": two questions in one, each with its own kind of answer
+_PAIR = re.compile(
+    r"^(?P<first>.*\b(?:what|which|how|who|where|when)\b.*?)\s*[,;]\s*and\s+"
+    r"(?P<second>(?:(?:in|at|from|by|for|on|to|under|since)\s+)?"
+    r"(?:what|which|how|who|where|when|why|is|are|does|do|did|was|were|can|will)\b[^?]*)"
+    r"\?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def split_pair(question: str) -> tuple[str, str] | None:
+    """(first question, second question) of "WH …, and WH …?", or None. The first keeps
+    the sentences before it (they name its subject); the second may point back at it
+    ("and is *it* on by default?"), so it is answered over the whole question's words."""
+    pair = _PAIR.match(question.strip())
+    if pair is None:
+        return None
+    second = pair["second"].strip()
+    return f"{pair['first'].strip()}?", f"{second[0].upper()}{second[1:]}?"
+
+
 # Determiners that open an object, never a reduced relative clause: after a word in "-s"
 # they make it a verb ("rule strips *every* key", "model turns *my* advice"). An article
 # does not: "the file extensions *the* crawler treats" is a noun phrase.
@@ -481,12 +504,16 @@ _PLACING_ADVERBS = {"right", "just", "directly", "immediately"}
 # (a noun may be followed by a subject pronoun: "which files you need")
 _CAUSING = {"lets", "makes", "helps", "allows", "tells", "forces", "causes", "gets"}
 _OBJECT_PRONOUNS = {"you", "it", "them", "us", "me"}
+# "which marker *fires when* the call fails": a clause opening after the word says when
+# the verb happens
+_SUBORDINATORS = {"when", "whenever", "if", "once", "while", "unless", "until"}
 
 
 def _verb_before_object(word: str, following: list[str]) -> bool:
     """Whether `word` is a verb in the third person by its object: "-s" before a
     determiner ("which rule *strips* every key", "which node *reads* its file"), before
-    a particle ("turns off") or, for a verb of causing, before a pronoun ("lets you")."""
+    a particle ("turns off"), before a clause ("fires when"), or, for a verb of causing,
+    before a pronoun ("lets you")."""
     if not word.endswith("s") or word.endswith("ss") or not following:
         return False
     after = following[0].strip("?,.;:()'\"").lower()
@@ -494,6 +521,7 @@ def _verb_before_object(word: str, following: list[str]) -> bool:
         after in _DETERMINERS
         or after in _PARTICLES
         or after in _PLACING_ADVERBS
+        or after in _SUBORDINATORS
         or (word in _CAUSING and after in _OBJECT_PRONOUNS)
     )
 

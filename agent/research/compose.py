@@ -22,6 +22,7 @@ from agentcycle.agent.research.answer_type import (
     Expectation,
     expect,
     points_back,
+    split_pair,
 )
 from agentcycle.agent.research.classify import pointed_noun
 from agentcycle.agent.research.clean import (
@@ -51,6 +52,7 @@ from agentcycle.agent.research.extract import (
     asks_range,
     extract,
     from_heading,
+    heading_answers,
     identifier_parts,
     is_range,
     keyed_by,
@@ -62,6 +64,7 @@ from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_u
 from agentcycle.agent.research.text import (
     Vocabulary,
     content_terms,
+    normalise,
     present_terms,
     sentences,
     stem,
@@ -131,8 +134,10 @@ def rank(
     ranked = []
     for index, unit in enumerate(scored):
         span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
-        if span is None:  # "Server-Sent Events …" under "API Endpoints > POST /api/…"
-            span = from_heading(unit.evidence.heading, expectation)
+        # "Server-Sent Events …" under "API Endpoints > POST /api/…"
+        headed = from_heading(unit.evidence.heading, expectation, question)
+        if heading_answers(headed, span):
+            span = headed
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
         label = label_above(unit.text, unit.evidence.text)
@@ -544,6 +549,46 @@ def compose(
         direct, units, lead.span, missing, lead.score, shape_missing, given_for_others, cited,
         unbound,
     )  # fmt: skip
+
+
+def compose_pair(
+    question: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    similarities: Callable[[str, list[str]], list[float]] | None = None,
+    count: int = 2,
+) -> Composition | None:
+    """A two-part question ("Which flag …, and is it on by default?", `split_pair`): the
+    first part composed on its own, the second with its own kind of answer and the first
+    part's words for ranking only (it may say "it" for the first part's subject), then
+    `joined`."""
+    pair = split_pair(question)
+    if pair is None:
+        return compose(question, evidence, vocabulary, expect(question), similarities, count)
+    first, second = pair
+    composed = compose(first, evidence, vocabulary, expect(first), similarities, count)
+    asked_too = expect(second)
+    context = [t for t in content_terms(first) if t not in content_terms(second)]
+    also = compose(second, evidence, vocabulary, asked_too, similarities, 1, context)
+    return joined(composed, also, asked_too.kind)
+
+
+def joined(
+    first: Composition | None, second: Composition | None, second_kind: str
+) -> Composition | None:
+    """The answer to a two-part question: both answers on the first line ("flag_x; Yes"),
+    each part's lead unit cited. Only an answer found for both parts is joined; refusal
+    reads the first part's composition, whose subject the question names."""
+    if first is None or second is None or first.span is None or second.span is None:
+        return first
+    # "Yes", not "Yes — the sentence that says so"; a number with its unit
+    also = second.span.text if second_kind == "yes_no" else second.direct
+    if normalise(also) in normalise(first.direct):
+        return first
+    lead = second.units[0]
+    units = [*first.units, *(u for u in [lead] if u.text not in {f.text for f in first.units})]
+    cited = [*first.citable(), *(u for u in [lead] if u not in first.citable())]
+    return replace(first, direct=f"{first.direct}; {also}", units=units, cited=cited)
 
 
 def _on_topic(unit: Scored, lead: Scored, expectation: Expectation) -> bool:

@@ -81,6 +81,12 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 _HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
+# "how long did the case study take", "how long does a decision take": a measured time,
+# told with its unit; a bare count beside it ("(6/6)", "11 calls") is no time
+_ASKS_ELAPSED = re.compile(
+    r"\bhow long (?:did|does|do|will|would|can|should)\b[^?]*\b(?:take|took|run|last)\b",
+    re.IGNORECASE,
+)
 # "what was the phenix_sorry rate": a share, told as a percentage, not a count beside it
 _ASKS_SHARE = re.compile(
     r"\b(?:rate|percentage|percent|share|fraction|proportion)\b(?!\s+limit)", re.IGNORECASE
@@ -1008,6 +1014,8 @@ def from_sentence(
     if expectation.asks_default:
         found = _default_value(unit)
         fits = shape is None or shape(found[0]) if found else False
+        if found and expectation.kind == "yes_no" and not _BOOLEAN.fullmatch(found[0]):
+            fits = False  # "is it on by default?" is not answered by "default: a fresh …"
         if found and fits and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.85, "marked default")
     if expectation.kind == "phrase" and expectation.head in _REQUIREMENT_HEADS:
@@ -1113,6 +1121,8 @@ def from_sentence(
                 fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting
             if asks_duration and _DURATION.search(text):
                 fit += 0.4  # "how long is the timeout": "30-second", not "(2)"
+            elif _ASKS_ELAPSED.search(asking):
+                fit *= 0.3  # "how long did the run take": "54s", not the "(6/6)" beside it
             elif asks_length and _LENGTH.search(text):
                 fit += 0.4  # "how long should each query be": "10-30 words"
             if asks_share and not _PERCENT.search(text):
@@ -1212,17 +1222,22 @@ def with_unit(number: str, unit: str) -> str:
 
 
 HEADED = "named by its section heading"  # Span.how of a section's name under its kind
+TIMED_BY_HEADING = "the time its section heading states"
 _HEADING_NUMBER = re.compile(r"^\s*(?:\d+[.)]|[A-Z][.)])\s+")
 MAX_HEADING_WORDS = 6
 
 
-def from_heading(heading: str, expectation: Expectation) -> Span | None:
+def from_heading(heading: str, expectation: Expectation, question: str = "") -> Span | None:
     """The section's own name when its parent heading names the asked kind: under
     "API Endpoints", "POST /api/agent/stream" is an endpoint, and every sentence below it
-    answers "which endpoint …" with it, though none repeats the name."""
+    answers "which endpoint …" with it, though none repeats the name. A time the section's
+    heading states ("Case study (10 LLM calls, 54s)") is how long what it tells took."""
+    parts = [part.strip() for part in heading.split(" > ")]
+    if expectation.kind == "number" and _ASKS_ELAPSED.search(main_clause(question)):
+        timed = [m.group(0) for m in _NUMBER.finditer(parts[-1]) if _DURATION.search(m.group(0))]
+        return Span(timed[0], 0.6, TIMED_BY_HEADING) if len(timed) == 1 else None
     if expectation.kind not in ("identifier", "name") or not expectation.head:
         return None
-    parts = [part.strip() for part in heading.split(" > ")]
     if len(parts) < 2:
         return None
     parent_words = {stem(word.lower()) for word in re.findall(r"[A-Za-z]+", parts[-2])}
@@ -1232,6 +1247,15 @@ def from_heading(heading: str, expectation: Expectation) -> Span | None:
     if len(name.split()) > MAX_HEADING_WORDS:
         return None
     return Span(name, 0.6, HEADED)
+
+
+def heading_answers(headed: Span | None, span: Span | None) -> bool:
+    """Whether the heading's span stands for a unit whose own span is `span`: a section's
+    name when the unit offers none; the time a heading states when the unit's own number
+    is no time ("3 retries" under "Nightly crawl (95s)")."""
+    if headed is None:
+        return False
+    return span is None or (headed.how == TIMED_BY_HEADING and not _DURATION.search(span.text))
 
 
 def extract(

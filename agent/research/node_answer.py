@@ -19,9 +19,15 @@ from agentcycle.agent.research.answer_type import (
     expect,
     main_clause,
     split_bridge,
+    split_pair,
 )
 from agentcycle.agent.research.classify import either_or
-from agentcycle.agent.research.compose import Composition, compose, compose_bridged
+from agentcycle.agent.research.compose import (
+    Composition,
+    compose,
+    compose_bridged,
+    compose_pair,
+)
 from agentcycle.agent.research.described import resolve_described
 from agentcycle.agent.research.key_entities import (
     foreign_source,
@@ -147,6 +153,11 @@ def _composition(
             *bridged, evidence, tools.vocabulary(), tools.text_similarities, sentences
         )
         return expect(bridged[1]), composed
+    pair = split_pair(question)
+    if pair is not None:  # "Which flag …, and is it on by default?": each part answered
+        return expect(pair[0]), compose_pair(
+            question, evidence, tools.vocabulary(), tools.text_similarities, sentences
+        )
     expectation = expect(question)
     composed = compose(
         question, evidence, tools.vocabulary(), expectation, tools.text_similarities, sentences
