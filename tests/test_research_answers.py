@@ -474,6 +474,10 @@ def test_the_contexts_own_names_are_no_answer_unless_of_the_asked_kind() -> None
         ("9", "CURRENT_PROTOCOL_VERSION = 9.", "9"),  # nothing after it: bare
         ("2", "Refinement must run 2 is the rule.", "2"),  # a verb is no unit
         ("0.5%", "a 0.5% tolerance", "0.5%"),  # already carries its unit
+        # a table row read as prose: the plural header counts the number under it
+        ("10", "File: crawl_test.py; Tests: 10; Covers: retries", "10 tests"),
+        ("4", "Case: mirror; LLM calls: 4; Time: 23s", "4 LLM calls"),
+        ("3", "Name: fetch; Status: 3", "3"),  # a header that counts nothing
     ],
 )
 def test_a_bare_number_carries_the_unit_its_sentence_gives(
@@ -1000,6 +1004,10 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Which dry_run_scenario value does the example use?",
             "sitemap_basic", id="a-settings-value-asked-by-that-word-may-be-a-name"),
         pytest.param(
+            "At the end of a run `crawl_summary.json` is written by `write_crawl_summary()`.",
+            "Which function writes the crawl summary at the end of a run?",
+            "write_crawl_summary()", id="a-function-is-not-the-file-it-writes"),
+        pytest.param(
             "On a failed fetch `fetch_pages()` in crawler/fetch.py prints `[FETCH_FAILED]` "
             "to stderr and keeps CRAWL_RETRY_LIMIT retries.",
             "Which stderr marker does crawler/fetch.py print when a fetch fails?",
@@ -1130,6 +1138,10 @@ def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:
                      text="The web crawler ranks links with a cross-encoder.")
     assert foreign_source(question, [named], [*pool, named]) == ""  # it names the crawler
     assert foreign_source("Which cross-encoder model is used?", [other], pool) == ""
+    # a sentence before the question names a document to set up the second hop, whose
+    # answer comes from elsewhere
+    two_hop = "The web crawler design ranks link candidates. Which model reranks the results?"
+    assert foreign_source(two_hop, [other], pool) == ""
 
 
 def test_the_asked_clause_after_a_comma_sets_the_focus() -> None:
@@ -2076,7 +2088,7 @@ def test_a_row_the_question_names_by_its_cells_answers_before_prose_counts() -> 
     ]
     vocabulary = Vocabulary.from_texts([table, prose, "other words", "more other words"])
     composed = compose(question, evidence, vocabulary, expect(question))
-    assert composed is not None and composed.direct == "75"
+    assert composed is not None and composed.direct == "75 tests"
 
 
 def test_a_setting_the_question_glosses_in_parentheses_binds_its_value() -> None:
@@ -2130,7 +2142,8 @@ def test_a_value_given_for_another_file_does_not_answer_for_the_named_one() -> N
     )
     unnamed = "How many tests does tst_fetch_retries.py contain?"
     named = "How many tests does tst_fetch.py contain?"
-    assert _given_for_others_only(table, unnamed, named, "Test files", "dev.md").direct == "66"
+    composed = _given_for_others_only(table, unnamed, named, "Test files", "dev.md")
+    assert composed.direct == "66 tests"
 
 
 def test_a_value_given_for_another_numbered_batch_does_not_answer_for_the_named_one() -> None:

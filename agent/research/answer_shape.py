@@ -109,8 +109,9 @@ def shaped_parts(text: str, shape: Shape) -> list[str]:
 # "what protocol/schema/API version": a numbered format, whose versions may be plain
 # integers; a release ("which version of the agent") is a version token
 # "In which version was X raised?", "since what release": a preposition may lead
-_ASKS_WHICH = r"\s*(?:(?:in|since|from|by|until|before|after|as of)\s+)?(?:which|what)\b"
-_QUALIFIED_VERSION = re.compile(rf"{_ASKS_WHICH}\s+(?!the\b|a\b)[a-z][\w-]*\s+version\b", re.I)
+# "X was widened in which release?": the wh-word may come late in the clause
+_ASKS_WHICH = re.compile(r"\b(?:which|what)\s+(?:[a-z][\w-]*\s+)?(?:version|release)\b", re.I)
+_QUALIFIED_VERSION = re.compile(r"\b(?:which|what)\s+(?!the\b|a\b)[a-z][\w-]*\s+version\b", re.I)
 
 
 def _qualified_version(text: str) -> bool:
@@ -129,6 +130,18 @@ KIND_NAMED_BY_FORM: dict[Shape, frozenset[str]] = {
     _exception_class: frozenset({"exception"}),
     _punctuation_word: frozenset({"punctu", "charact"}),  # a semicolon is one
 }
+
+
+# A function, flag or parameter is named in code, never by the file that holds it:
+# "which function writes the summary" is not answered by `session_summary.json`
+_FILE_NAME = re.compile(r"[\w./~-]*\w\.(?:py|ya?ml|md|json|txt|html?|log|csv|cfg|toml|ini|sh)")
+_CODE_NAMED_HEADS = {"function", "method", "flag", "paramet", "attribut", "field", "option"}
+
+
+def names_a_file_instead(text: str, expectation: Expectation) -> bool:
+    """Whether `text` is a file name where a thing named in code (a function, a flag) is
+    asked for: the file holds or is written by the thing, it is not the thing."""
+    return expectation.head in _CODE_NAMED_HEADS and bool(_FILE_NAME.fullmatch(text.strip("`")))
 
 
 def shape_for(expectation: Expectation, question: str) -> Shape | None:
@@ -167,8 +180,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _exception_class
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
-    if head in {"version", "releas"} and re.match(_ASKS_WHICH, clause, re.I):
-        if _QUALIFIED_VERSION.match(clause):  # "what protocol version": 3 is one
+    if head in {"version", "releas"} and _ASKS_WHICH.search(clause):
+        if _QUALIFIED_VERSION.search(clause):  # "what protocol version": 3 is one
             return _qualified_version
         return VERSION_TOKEN.fullmatch  # "which release": v38, not the 4 of "Phase 4"
     return None

@@ -380,7 +380,13 @@ def main_clause(question: str) -> str:
 
 
 _ASKING = re.compile(r"^\s*(?:[\w,'’]+\s+){0,6}?(what|which|how|who|where|when)\b", re.IGNORECASE)
-_COMMA_ASK = re.compile(r",\s+(?=(?:what|which|how|who|where|when)\b)", re.IGNORECASE)
+# ", which added the X provider," is a relative clause about what came before it, not
+# a question: "which" right before a verb in the past or a form of "be"/"have"
+_COMMA_ASK = re.compile(
+    r",\s+(?=(?:what|which|how|who|where|when)\b)"
+    r"(?!which\s+(?:is|was|are|were|has|have|had|[a-z]+ed)\b)",
+    re.IGNORECASE,
+)
 _BACK_REFERENCE = re.compile(
     r"\b(its|it|that|this|these|those|such|they|their|them|then|the same|the following)\b",
     re.IGNORECASE,

@@ -19,6 +19,7 @@ from functools import lru_cache
 from agentcycle.agent.research.answer_shape import (
     PLAIN_WORD_SHAPES,
     Shape,
+    names_a_file_instead,
     shape_for,
     shaped_parts,
 )
@@ -1105,6 +1106,8 @@ def from_sentence(
         seen.add(key)
         if key.startswith("test_") and not asks_test:
             fit *= 0.3  # a test of a check is not the check, unless tests are asked for
+        if names_a_file_instead(text, expectation):
+            fit *= 0.25  # "which function writes the summary": not `summary.json`
         if verb and _object_of(unit, position, verb):
             fit += 0.4  # "Search ChromaDB collection" for "which database does it search?"
         if _arrow_from_question(unit, position, arrow_sources):
@@ -1217,8 +1220,23 @@ def with_unit(number: str, unit: str) -> str:
     at = re.search(rf"(?<![\w.]){re.escape(number)}(?!\w|[.,]\d)", unit)
     after = _UNIT_AFTER.match(unit, at.end()) if at else None
     if after is None or after.group(1) in STOPWORDS or after.group(1) in _NO_UNITS:
-        return number
+        return _column_counted(number, unit)
     return f"{number}{after.group(0)}"
+
+
+# A table row read as prose ("File: a.py; Tests: 10; Covers: …"): the column a bare
+# number sits in says what it counts when its header is a plural noun
+_CELL_HEADER = r"(?:^|;\s)((?:[A-Za-z]+ )?[A-Za-z]{3,}s): "
+_NOT_PLURAL = ("ss", "us", "is")  # "Status", "Class", "Analysis" name no counted things
+
+
+def _column_counted(number: str, row: str) -> str:
+    """ "10" under a "Tests" column reads "10 tests"; under any other header, "10"."""
+    cell = re.search(rf"{_CELL_HEADER}{re.escape(number)}(?:;|$)", row)
+    if cell is None or cell.group(1).lower().endswith(_NOT_PLURAL):
+        return number
+    words = (w if w.isupper() else w.lower() for w in cell.group(1).split())  # LLM stays
+    return f"{number} {' '.join(words)}"
 
 
 HEADED = "named by its section heading"  # Span.how of a section's name under its kind

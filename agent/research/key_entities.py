@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from agentcycle.agent.research.answer_type import main_clause
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import Vocabulary, normalise, stem, term_set, tokens
 
@@ -153,7 +154,9 @@ def foreign_source(question: str, cited: Iterable[Evidence], pool: Iterable[Evid
     retrieved document. An answer about the named system from another system's
     document is a near-miss: the fact asked for is not where the question points.
     """
-    asked = set(tokens(question.lower()))
+    # the asking sentence names where the answer must come from; a sentence before it
+    # ("The User Guide says X. Which category …?") sets up a second hop elsewhere
+    asked = set(tokens(main_clause(question).lower()))
     files = {e.file for e in pool}
     matches = {f: _name_words(f) & asked for f in files}
     best = max((len(m) for m in matches.values()), default=0)
