@@ -1004,6 +1004,24 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Which dry_run_scenario value does the example use?",
             "sitemap_basic", id="a-settings-value-asked-by-that-word-may-be-a-name"),
         pytest.param(
+            "Two error classes: `SOFT_ERROR` (slow mirror — retry later) vs `HARD_ERROR` "
+            "(broken page — log it).",
+            "Which error class marks a broken page that gets logged?",
+            "HARD_ERROR", id="of-described-items-the-one-whose-description-is-asked"),
+        pytest.param(
+            "Analysis levels (Level 1: counting only, Level 2: basic shape, Level 3: all)",
+            "Which analysis level corresponds to basic shape?",
+            "Level 2", id="of-labelled-items-the-one-whose-label-text-is-asked"),
+        pytest.param(
+            "Note: `fast` is accepted as an alias for `quick` (3 speed levels in total).",
+            "Which alias does the speed setting also accept for that level?",
+            "fast", id="what-the-sentence-says-is-the-asked-kind"),
+        pytest.param(
+            "Downloads go to the generic `cache` directory, not the `tmp` directory used for "
+            "uploads.",
+            "Which directory do downloads go to?",
+            "cache", id="an-alternative-the-text-rules-out-is-no-answer"),
+        pytest.param(
             "At the end of a run `crawl_summary.json` is written by `write_crawl_summary()`.",
             "Which function writes the crawl summary at the end of a run?",
             "write_crawl_summary()", id="a-function-is-not-the-file-it-writes"),

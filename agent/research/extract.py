@@ -1003,6 +1003,64 @@ def _changed_away_from(unit: str, position: int, length: int) -> bool:
     )
 
 
+# "X is accepted as an alias for Y", "X is the default mode": what X is said to be
+_SAID_TO_BE = re.compile(
+    r"`?\s*(?:is|are|was|were)\s+(?:(?:now|also|still|only|accepted|used|kept|treated|"
+    r"listed|given)\s+){0,2}(?:as\s+)?(?:a|an|the|its|their)\s+([A-Za-z][\w-]*)"
+)
+# "(real problem — count it)", ": basic morphology" right after an item: its description
+_OWN_DESCRIPTION = re.compile(r"`?\s*(?:\(([^()\n]{3,120})\)|:\s+([^,;:()\n]{3,80}))")
+# "not model or search_model", "rather than the ticket": an alternative the text rules out
+_RULED_OUT = re.compile(
+    r"\b(?:not|rather than|instead of)\s+(?:(?:a|an|the)\s+)?"
+    r"(?:`?[\w.-]+`?,?\s+(?:or|nor)\s+)?`?$",
+    re.IGNORECASE,
+)
+_RULED_OUT_IN_QUESTION = re.compile(
+    r"\b(?:rather than|instead of|not)\s+((?:[\w-]+\s*){1,3})", re.IGNORECASE
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|instead|rather)\b|n['’]t\b", re.IGNORECASE)
+
+
+def _end_of(unit: str, text: str, position: int) -> int:
+    """Where a candidate ends in its unit (a code span's position is its backtick)."""
+    at = unit.find(text, position)
+    return (at if at >= 0 else position) + len(text)
+
+
+def _said_to_be_head(unit: str, end: int, head: str) -> bool:
+    """Whether the text right after a candidate says it is the asked kind of thing."""
+    said = _SAID_TO_BE.match(unit, end)
+    return said is not None and stem(said.group(1).lower()) == head
+
+
+def _descriptions_as_asked(
+    unit: str,
+    candidates: list[tuple[str, int, float]],
+    question: str,
+    question_terms: AbstractSet[str],
+) -> dict[int, float]:
+    """{position: share of its description's words the question uses} for candidates
+    with a description of their own (a parenthesis or a colon right after them), when at
+    least two have one: an enumeration of described items, where the description says
+    which item is asked for. A lone parenthesis ("(3 levels total)") describes nothing."""
+    # "recommended rather than mandatory": a word the question rules out asks for nothing
+    ruled_out = {t for m in _RULED_OUT_IN_QUESTION.finditer(question) for t in content_terms(m[1])}
+    question_terms = question_terms - ruled_out
+    shares = {}
+    for text, position, _ in candidates:
+        described = _OWN_DESCRIPTION.match(unit, _end_of(unit, text, position))
+        words = content_terms(described.group(1) or described.group(2)) if described else []
+        if words:
+            shares[position] = sum(w in question_terms for w in words) / len(words)
+    return shares if len(shares) >= 2 else {}
+
+
+def _ruled_out(unit: str, position: int) -> bool:
+    """Whether the text rules a candidate out just before it ("not X or Y")."""
+    return _RULED_OUT.search(unit[max(0, position - 40) : position]) is not None
+
+
 def from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str] = frozenset()
 ) -> Span | None:
@@ -1055,6 +1113,7 @@ def from_sentence(
     asks_share = kind == "number" and bool(_ASKS_SHARE.search(asking)) and "%" in unit
     asks_earlier = bool(_ASKS_BEFORE.search(asking))
     anchors = _anchors(unit, terms)
+    negates = bool(_NEGATION.search(question))
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
     )
@@ -1085,6 +1144,11 @@ def from_sentence(
             return Span(", ".join(codes), 1.0, COUNTED_LIST)
         if len(codes) >= 2:
             return Span(", ".join(codes), 0.8, "list of code spans")
+    described = (
+        _descriptions_as_asked(unit, candidates, question, question_terms)
+        if kind != "number"
+        else {}
+    )
     for text, position, fit in candidates:
         key = text.lower()
         if key in seen or key in exclude or _in_question(text, question_norm, question_terms):
@@ -1136,10 +1200,21 @@ def from_sentence(
                 fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += 0.7  # named by the noun asked for: above any unnamed code span
+        elif expectation.head and _said_to_be_head(
+            unit, _end_of(unit, text, position), expectation.head
+        ):
+            fit += 0.6  # "`debug` is accepted as an alias for verbose" for "which alias"
         elif modifiers and _named_by_head(unit, position, len(text), *modifiers):
             fit += 0.5  # "Cropper_Tool (MANDATORY)" for "which MANDATORY tool"
         if kind != "number" and _given_for_asked_case(unit, position, len(text), question_terms):
             fit += 0.5  # "(a, b for X-ray; a, c for cryo-EM)": c, when cryo-EM is asked
+        if position in described:
+            # "INPUT_ERROR (agent's fault) vs REAL_FAILURE (real problem)": of items each
+            # with its own description, the one whose description the question repeats
+            top_share = max(described.values())
+            fit = fit + 0.5 * top_share if described[position] == top_share > 0 else fit * 0.5
+        if not negates and _ruled_out(unit, position):
+            fit *= 0.3  # "in the generic cif category — not model or search_model"
         if kind == "identifier" and _named_after(text, expectation.focus):
             fit += 0.5  # `expert_knowledge_base_v2.yaml` for "where is the expert knowledge base"
         if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
