@@ -1004,6 +1004,11 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Which dry_run_scenario value does the example use?",
             "sitemap_basic", id="a-settings-value-asked-by-that-word-may-be-a-name"),
         pytest.param(
+            'crawler.yaml   fetch_rules:   get_fetch_map() ← ALL fetchers   flag: "xxx_seen"   '
+            'get_retryable_fetchers() ← strategy: "exp_backoff"',
+            "Fetchers returned by get_retryable_fetchers() use which retry_policy strategy?",
+            "exp_backoff", id="a-code-name-modifies-the-noun-asked-for"),
+        pytest.param(
             "Two error classes: `SOFT_ERROR` (slow mirror — retry later) vs `HARD_ERROR` "
             "(broken page — log it).",
             "Which error class marks a broken page that gets logged?",

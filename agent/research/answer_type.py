@@ -632,7 +632,10 @@ def head_noun(clause: str) -> str:
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue
-        if not bare.replace("-", "").isalpha() or bare in _VERBS or bare in STOPWORDS:
+        # "which done_tracking *strategy*": a code name may modify the noun asked for
+        if not bare.replace("-", "").replace("_", "").isalpha():
+            break
+        if bare in _VERBS or bare in STOPWORDS:
             break
         if phrase and _verb_before_object(bare, words[index + 1 : index + 2]):
             break  # "which rule *strips* every key": the rule is asked for
@@ -643,8 +646,11 @@ def head_noun(clause: str) -> str:
         phrase.append(bare)
         if word.endswith((",", ";", ":")):
             break  # "which programs, of ...": punctuation ends the noun phrase
-    # "which cross-encoder *model*": a hyphenated word modifies, the last word heads
-    return stem(phrase[-1].rsplit("-", 1)[-1]) if phrase else ""
+    # "which cross-encoder *model*": a hyphenated word modifies, the last word heads; a
+    # code name alone ("which done_tracking is …") names no kind of thing
+    if not phrase or "_" in phrase[-1]:
+        return ""
+    return stem(phrase[-1].rsplit("-", 1)[-1])
 
 
 # "Name the test file that …", "Give the flag …": an imperative asks like "which"
