@@ -397,7 +397,7 @@ def test_a_two_part_question_answers_each_part_on_the_first_line() -> None:
         ),
     ]
     vocabulary = Vocabulary.from_texts([h.text for h in hits] + ["the crawler fetches pages"])
-    composed = compose_pair(question, hits, vocabulary)
+    composed = compose_pair(split_pair(question), hits, vocabulary)
     assert composed is not None and composed.direct == "CRAWL_LINK_CACHE; No"
     assert {u.evidence.chunk_id for u in composed.citable()} == {"flag", "default"}
 

@@ -474,7 +474,7 @@ _PAIR = re.compile(
 def split_pair(question: str) -> tuple[str, str] | None:
     """(first question, second question) of "WH …, and WH …?", or None. The first keeps
     the sentences before it (they name its subject); the second may point back at it
-    ("and is *it* on by default?"), so it is answered over the whole question's words."""
+    ("and is *it* on by default?"), so the first part's words help rank its evidence."""
     pair = _PAIR.match(question.strip())
     if pair is None:
         return None

@@ -22,7 +22,6 @@ from agentcycle.agent.research.answer_type import (
     Expectation,
     expect,
     points_back,
-    split_pair,
 )
 from agentcycle.agent.research.classify import pointed_noun
 from agentcycle.agent.research.clean import (
@@ -552,19 +551,16 @@ def compose(
 
 
 def compose_pair(
-    question: str,
+    pair: tuple[str, str],
     evidence: list[Evidence],
     vocabulary: Vocabulary,
     similarities: Callable[[str, list[str]], list[float]] | None = None,
     count: int = 2,
 ) -> Composition | None:
-    """A two-part question ("Which flag …, and is it on by default?", `split_pair`): the
-    first part composed on its own, the second with its own kind of answer and the first
-    part's words for ranking only (it may say "it" for the first part's subject), then
-    `joined`."""
-    pair = split_pair(question)
-    if pair is None:
-        return compose(question, evidence, vocabulary, expect(question), similarities, count)
+    """A two-part question split by `split_pair` ("Which flag …?", "Is it on by
+    default?"): the first part composed on its own, the second with its own kind of
+    answer and the first part's words for ranking only (it may say "it" for the first
+    part's subject), then `joined`."""
     first, second = pair
     composed = compose(first, evidence, vocabulary, expect(first), similarities, count)
     asked_too = expect(second)

@@ -903,8 +903,7 @@ def _runs_after_question_name(
 ) -> bool:
     """ "Force `Visualizer_Tool` after `Cell_Analyzer_Tool`" for a question about the
     tool forced "after Cell_Analyzer_Tool": the candidate the unit puts after it."""
-    start = unit.find(text, position)  # a code span's candidate starts past its backtick
-    found = _AFTER.match(unit, (start if start >= 0 else position) + len(text))
+    found = _AFTER.match(unit, _end_of(unit, text, position))
     if found is None or "_" not in found.group(1):  # a name ("after every cycle" is none)
         return False
     if not _named_in(found.group(1), question_terms):
@@ -1022,6 +1021,14 @@ _RULED_OUT_IN_QUESTION = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|no|instead|rather)\b|n['’]t\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=64)
+def _question_negations(question: str) -> tuple[bool, frozenset[str]]:
+    """Whether the question negates anything, and the words it rules out ("recommended
+    *rather than mandatory*"). Cached: read once per question, not once per unit."""
+    ruled_out = {t for m in _RULED_OUT_IN_QUESTION.finditer(question) for t in content_terms(m[1])}
+    return bool(_NEGATION.search(question)), frozenset(ruled_out)
+
+
 def _end_of(unit: str, text: str, position: int) -> int:
     """Where a candidate ends in its unit (a code span's position is its backtick)."""
     at = unit.find(text, position)
@@ -1045,8 +1052,7 @@ def _descriptions_as_asked(
     least two have one: an enumeration of described items, where the description says
     which item is asked for. A lone parenthesis ("(3 levels total)") describes nothing."""
     # "recommended rather than mandatory": a word the question rules out asks for nothing
-    ruled_out = {t for m in _RULED_OUT_IN_QUESTION.finditer(question) for t in content_terms(m[1])}
-    question_terms = question_terms - ruled_out
+    question_terms = question_terms - _question_negations(question)[1]
     shares = {}
     for text, position, _ in candidates:
         described = _OWN_DESCRIPTION.match(unit, _end_of(unit, text, position))
@@ -1113,7 +1119,8 @@ def from_sentence(
     asks_share = kind == "number" and bool(_ASKS_SHARE.search(asking)) and "%" in unit
     asks_earlier = bool(_ASKS_BEFORE.search(asking))
     anchors = _anchors(unit, terms)
-    negates = bool(_NEGATION.search(question))
+    negates = _question_negations(question)[0]
+    asks_elapsed = kind == "number" and bool(_ASKS_ELAPSED.search(asking))
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
     )
@@ -1188,7 +1195,7 @@ def from_sentence(
                 fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting
             if asks_duration and _DURATION.search(text):
                 fit += 0.4  # "how long is the timeout": "30-second", not "(2)"
-            elif _ASKS_ELAPSED.search(asking):
+            elif asks_elapsed:
                 fit *= 0.3  # "how long did the run take": "54s", not the "(6/6)" beside it
             elif asks_length and _LENGTH.search(text):
                 fit += 0.4  # "how long should each query be": "10-30 words"

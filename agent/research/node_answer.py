@@ -156,7 +156,7 @@ def _composition(
     pair = split_pair(question)
     if pair is not None:  # "Which flag …, and is it on by default?": each part answered
         return expect(pair[0]), compose_pair(
-            question, evidence, tools.vocabulary(), tools.text_similarities, sentences
+            pair, evidence, tools.vocabulary(), tools.text_similarities, sentences
         )
     expectation = expect(question)
     composed = compose(
