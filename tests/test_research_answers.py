@@ -1064,9 +1064,17 @@ def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -
             "| S3 | Link Checks | 9 | 4 checkers × 20 rules, overlap |",
             "How many checkers does the S3 Link Checks group run?", "4",
             id="a-count-is-not-read-across-a-cell-border"),
+        pytest.param(
+            "| Category | Count |\n|---|---|\n| Fetch Retries | 7 |",
+            "How many Fetch Retries checks does the overview list?", "7",
+            id="a-count-column-counts-what-its-row-names"),
+        pytest.param(
+            "| Category | Pages |\n|---|---|\n| Fetch Retries | 7 |",
+            "How many Fetch Retries checks does the overview list?", None,
+            id="a-column-counting-another-noun-does-not"),
     ],
 )  # fmt: skip
-def test_the_row_states_the_answer(table: str, question: str, answer: str) -> None:
+def test_the_row_states_the_answer(table: str, question: str, answer: str | None) -> None:
     row = table.splitlines()[-1]
     assert _extracted(row, question, table) == answer
 
@@ -1581,6 +1589,20 @@ def test_what_name_does_it_return_asks_the_value_the_name_is_given() -> None:
     question = "What coverage_score is enough for the crawl to end?"  # a bound, not a binding
     unit = "coverage_score: 0-1 (a float); the crawl ends at coverage_score >= 0.8."
     assert _extracted(unit, question) != "0-1"
+    # the value may be said to appear, or be written to a field named in plain words
+    question = "When a page times out, what stop_reason appears in the crawler's reply?"
+    unit = '{ "stop": true, "stop_reason": "page_timeout", "message": "Timed out" }'
+    assert _extracted(unit, question) == "page_timeout"
+    question = "When a fetch is retried, what value is written to the state's phase field?"
+    unit = 'state["retries"] += 1\nstate["phase"] = "refetch"'
+    assert _extracted(unit, question) == "refetch"
+
+
+def test_which_key_is_the_one_named_for_what_it_holds() -> None:
+    """Of a record's keys, "which key lists the links" is the one whose name says links."""
+    question = "In the crawler's reply format, which key of a DONE reply lists the links it kept?"
+    unit = '{ "kind": "done", "summary": "Kept [1]", "kept_links": [ {"url": "u"} ] }'
+    assert _extracted(unit, question) == "kept_links"
 
 
 def test_what_an_unset_constant_defaults_to_must_be_stated_beside_it() -> None:

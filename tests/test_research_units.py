@@ -430,6 +430,25 @@ def test_mc_reads_each_options_row_in_the_yes_no_column_the_question_names() -> 
     assert select(scores, negated=False) == "A"
 
 
+def test_mc_picks_the_option_whose_row_says_the_asked_word_not_the_ruled_out_one() -> None:
+    """ "Severity warning rather than critical": each option's row names a severity, and
+    closeness to the question's words ties them (every row holds "severity")."""
+    table = (
+        "| Code | Line | Kind | Severity |\n|---|---|---|---|\n"
+        "| `page_missing` | 12 | fetch_issue | Severity: critical |\n"
+        "| `slow_mirror` | 30 | fetch_issue | Severity: warning |\n"
+        "| `bad_encoding` | 41 | fetch_issue | Severity: critical |\n"
+    )
+    question = "Which of these fetch issue codes has severity warning rather than critical?"
+    units, vocabulary = _passages_units([table], question, ["other words"])
+    choices = {"A": "page_missing", "B": "slow_mirror", "C": "bad_encoding"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B" and "not the other" in reasons["B"]
+    plain = "Which of these fetch issue codes has a severity?"  # nothing told apart
+    _, reasons = score_options(plain, choices, units, vocabulary)
+    assert not any("not the other" in why for why in reasons.values())
+
+
 @pytest.mark.parametrize(("question", "expected"), [
     ("Which mirror kind gets the highest freshness score in the crawler?", "D"),
     ("Which mirror kind gets the lowest freshness score in the crawler?", "C"),

@@ -39,7 +39,8 @@ _VALUE_NOUNS = re.compile(
 # What may stand between a name and its value: `= 5`, `: 5`, `(5)`, `, default 5`,
 # `(int, default 5)`, ` is 5`, ` defaults to 5`, a table's `| 5`.
 _BINDER = re.compile(
-    r"[`\"']?\s*(?:\)\s*)?(?:=(?!=)|:(?!:)|\||,?\s*(?:the\s+)?default(?:s to| is| value(?: is)?|:)?"
+    r"[`\"']?\]?\s*(?:\)\s*)?"  # a subscript's key closes: `state["phase"] = …`
+    r"(?:=(?!=)|:(?!:)|\||,?\s*(?:the\s+)?default(?:s to| is| value(?: is)?|:)?"
     r"|\s+(?:is|of|defaults? to|set to)|\s*\((?:[\w\[\].]+,\s*default:?\s*|(?:default:?\s*)?)"
     r"|(?<=[\"'])\s*,)"
     r"\s*\[?\s*(?:[`\"']\s*)?",
@@ -69,10 +70,19 @@ _UNIT_STOP = STOPWORDS | {
 }  # fmt: skip
 
 
-_RETURNS = re.compile(r"\b(?:return|returns|set|sets|emit|emits|report|reports|assign|assigns)\b")
+# "what stop_reason does it return / appears in the response": the name's value is asked
+_RETURNS = re.compile(
+    r"\b(?:return|returns|set|sets|emit|emits|report|reports|reported|assign|assigns|"
+    r"appear|appears|shows?|shown|written|recorded|stored)\b"
+)
 
 
 _GLOSSED = re.compile(r"`?\)")
+# "what value is written to the state's phase field": the field is named by a plain word
+_VALUE_OF_FIELD = re.compile(
+    r"\b(?:what|which)\s+value\b.*?\b([A-Za-z][a-z]+)\s+(?:field|key|attribute|property)\b",
+    re.IGNORECASE,
+)
 
 
 def asked_name(question: str, expectation: Expectation) -> str | None:
@@ -89,13 +99,16 @@ def asked_name(question: str, expectation: Expectation) -> str | None:
         if (
             re.search(r"\b(?:what|which)\s+`?$", before, re.IGNORECASE)
             and "_" in name
-            and _RETURNS.search(clause[match.end() :])
+            and _RETURNS.search(clause[match.end() :].split(",")[0])
         ):
             return name  # "what stop_reason does it return": the value it is given
         if expectation.kind in ("default", "number") and not expectation.head:
             return name
         if "_" in name and _GLOSSED.match(clause, match.end()) and before.rstrip().endswith("("):
             return name  # "passed as its partial model (partpdb_file)": the setting glossed
+    field = _VALUE_OF_FIELD.search(clause)
+    if field and field.group(1).lower() not in STOPWORDS:
+        return field.group(1)
     return None
 
 

@@ -522,7 +522,8 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             continue
         if header and index < len(header) and _is_position_column(header[index], question):
             continue  # "Line: 425" says where the name is defined, not what it is
-        if counted and not counted & term_set(f"{header[index] if header else ''} {raw[index]}"):
+        column = header[index] if header and index < len(header) else ""
+        if counted and not (counted & term_set(f"{column} {raw[index]}") or _COUNTS.match(column)):
             continue  # "how many requests": a cell that counts no requests does not answer
         value = _cell_value(raw[index], expectation)
         if value and not _in_question(value, question_norm, set(terms)):
@@ -537,6 +538,11 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             if match and not _in_question(match.group(0), question_norm, set(terms)):
                 return Span(match.group(0).strip(), 0.5, "number in the row's matching cell")
     return None
+
+
+# A column that counts whatever its row names: "| Category | Count |" with the row
+# "| Workflow State Validation | 8 |" answers "how many Workflow State Validation checks"
+_COUNTS = re.compile(r"\s*(?:count|number|#|n|no\.?|total|how many)\s*$", re.IGNORECASE)
 
 
 def _cell_named_by_head(
@@ -641,11 +647,13 @@ _WORD_VALUE = re.compile(r"\b(?:which|what)\s+([a-z][a-z_-]+)\s+value\b", re.IGN
 
 def _asks_the_value_of(name: str, question: str) -> bool:
     """Whether the question asks for a setting's value by that word ("which X value",
-    "the value of X") rather than for a quantity ("how many", "what rate")."""
+    "the value of X", "what value … the X field") rather than for a quantity ("how
+    many", "what rate")."""
     named = re.escape(name)
     return not asks_a_quantity(question) and bool(
         re.search(
-            rf"{named}`?\s+value\b|\bvalue\s+(?:of|for)\s+(?:the\s+)?`?{named}",
+            rf"{named}`?\s+value\b|\bvalue\s+(?:of|for)\s+(?:the\s+)?`?{named}"
+            rf"|\bvalue\b.*?\b{named}`?\s+(?:field|key|attribute|property)\b",
             question,
             re.IGNORECASE,
         )
@@ -976,6 +984,19 @@ def identifier_parts(identifier: str) -> set[str]:
     return {stem(p) for p in re.split(r"[_./:-]+", identifier.lower()) if p}
 
 
+# Nouns for a name in a record or a call: the name is chosen to say what it holds
+_KEY_HEADS = frozenset(
+    stem(n) for n in ("key", "field", "attribute", "property", "parameter", "argument")
+)
+
+
+def _names_asked_word(identifier: str, words: AbstractSet[str]) -> bool:
+    """Whether a compound name (`used_citations`) has a part the question asks about
+    ("which key lists the citations"): of a record's keys, the one named for it."""
+    parts = identifier_parts(identifier.strip("\"'`"))
+    return len(parts) >= 2 and bool(parts & words)
+
+
 def _named_after(identifier: str, focus: Sequence[str]) -> bool:
     """Whether an identifier's parts spell most of the asked thing's words (two at least):
     the file or name made for it."""
@@ -1124,6 +1145,8 @@ def from_sentence(
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
     )
+    key_named = kind == "identifier" and expectation.head in _KEY_HEADS
+    key_words = frozenset(terms) - {expectation.head, *modifiers} if key_named else frozenset()
     best: Span | None = None
     seen: set[str] = set()
     candidates = _candidates(unit, kind, bool(_ASKS_SCALE.search(question)))
@@ -1224,6 +1247,8 @@ def from_sentence(
             fit *= 0.3  # "in the generic cif category — not model or search_model"
         if kind == "identifier" and _named_after(text, expectation.focus):
             fit += 0.5  # `expert_knowledge_base_v2.yaml` for "where is the expert knowledge base"
+        elif key_named and _names_asked_word(text, key_words):
+            fit += 0.4  # "which key lists the citations": `used_citations`, not `type`
         if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
             fit = fit + 0.6 if shape(text) else fit * 0.25
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))

@@ -300,6 +300,9 @@ def score_options(
     in_column = _named_column_option(objective, expectation, choices, rows[:NAMED_CELL_ROWS])
     if in_column is not None:
         _credit(scores, reasons, in_column, NAMED_CELL, "in the column the question names")
+    for letter in _contrasted_options(objective, choices, units, texts):
+        why = "its passage says what is asked, not the other"
+        _credit(scores, reasons, letter, CONTRASTED, why)
     ordered = extreme_option(objective, choices, unit_texts, rows)
     if ordered is not None:
         why = f"numbered {asked_extreme(objective)} among the options"
@@ -310,6 +313,41 @@ def score_options(
             sims = similarity(f"{objective} {option}", texts)
             scores[letter] += 0.1 * max(sims)
     return scores, reasons
+
+
+CONTRASTED = 0.5  # an option whose own passage says the asked word, not the ruled-out one
+# "severity warning rather than critical", "optional but not mandatory": the asked word
+# and the one it is told apart from
+_CONTRAST = re.compile(
+    r"\b([a-z][\w-]+)\s*,?\s+(?:rather than|instead of|(?:but|and)\s+not|not)\s+([a-z][\w-]+)",
+    re.IGNORECASE,
+)
+
+
+def _contrasted_options(
+    objective: str, choices: dict[str, str], units: list[Scored], texts: list[str]
+) -> list[str]:
+    """The options whose best passage (the first unit naming them) says the word the
+    question asks for and not the one it rules out ("which code has severity *warning
+    rather than critical*": rows "Severity: critical" ×3 and "Severity: warning"),
+    given only when some option's passage says the ruled-out word instead: the
+    passages then compare the options on that very point."""
+    match = _CONTRAST.search(asking_part(main_clause(objective)))
+    if match is None:
+        return []
+    asked, ruled = stem(match.group(1).lower()), stem(match.group(2).lower())
+    if asked in STOPWORDS or ruled in STOPWORDS or asked == ruled:
+        return []
+    says: dict[str, tuple[bool, bool]] = {}
+    for letter, option in choices.items():
+        for unit, text in zip(units, texts, strict=True):
+            if option_named(option, text):
+                held = term_set(unit.text) - term_set(option)
+                says[letter] = (asked in held, ruled in held)
+                break
+    chosen = [k for k, (yes, no) in says.items() if yes and not no]
+    ruled_out = [k for k, (yes, no) in says.items() if no and not yes]
+    return chosen if chosen and ruled_out and len(chosen) < len(choices) else []
 
 
 def _ranked_with_label(units: list[Scored], texts: list[str], labels: list[str]) -> list[float]:
