@@ -17,11 +17,17 @@ install: $(STAMP)
 # multi-GB CUDA build; this one is the local CPU wheel. llama-cpp-python (llm-local)
 # builds from source without -march=native, which can crash on another CPU; pip caches
 # the built wheel, so only a new machine pays the ~10 min build.
+# --no-compile: byte-compiling every installed file is most of the install's CPU (torch
+# alone: 35 s against 9 s); Python compiles what is imported on first use and keeps it,
+# so a PYTHONDONTWRITEBYTECODE inherited from the shell (some CI images set it) is
+# dropped for every command here: each process would compile torch and Prefect again.
+unexport PYTHONDONTWRITEBYTECODE
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet $(TORCH)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[xtal,llm,llm-local,dev]'
+	$(BIN)/python -m pip install --quiet --no-compile $(TORCH)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet --no-compile \
+		-e '.[xtal,llm,llm-local,dev]'
 	touch $@
 
 demo-data: $(DEMO_STAMP)
