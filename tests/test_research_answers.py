@@ -1035,6 +1035,18 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "to stderr and keeps CRAWL_RETRY_LIMIT retries.",
             "Which stderr marker does crawler/fetch.py print when a fetch fails?",
             "[FETCH_FAILED]", id="a-log-marker-is-bracketed-capitals-not-the-function"),
+        pytest.param(
+            '{ "stop": true, "stop_reason": "page_timeout", "message": "Timed out" }',
+            "When a page times out, what stop_reason appears in the crawler's reply?",
+            "page_timeout", id="the-value-a-name-is-said-to-appear-with"),
+        pytest.param(
+            'state["retries"] += 1\nstate["phase"] = "refetch"',
+            "When a fetch is retried, what value is written to the state's phase field?",
+            "refetch", id="the-value-written-to-a-field-named-in-plain-words"),
+        pytest.param(
+            '{ "kind": "done", "summary": "Kept [1]", "kept_links": [ {"url": "u"} ] }',
+            "In the crawler's reply format, which key of a DONE reply lists the links it kept?",
+            "kept_links", id="of-a-records-keys-the-one-named-for-what-it-holds"),
     ],
 )  # fmt: skip
 def test_the_sentence_states_the_answer(unit: str, question: str, answer: str) -> None:
@@ -1589,20 +1601,6 @@ def test_what_name_does_it_return_asks_the_value_the_name_is_given() -> None:
     question = "What coverage_score is enough for the crawl to end?"  # a bound, not a binding
     unit = "coverage_score: 0-1 (a float); the crawl ends at coverage_score >= 0.8."
     assert _extracted(unit, question) != "0-1"
-    # the value may be said to appear, or be written to a field named in plain words
-    question = "When a page times out, what stop_reason appears in the crawler's reply?"
-    unit = '{ "stop": true, "stop_reason": "page_timeout", "message": "Timed out" }'
-    assert _extracted(unit, question) == "page_timeout"
-    question = "When a fetch is retried, what value is written to the state's phase field?"
-    unit = 'state["retries"] += 1\nstate["phase"] = "refetch"'
-    assert _extracted(unit, question) == "refetch"
-
-
-def test_which_key_is_the_one_named_for_what_it_holds() -> None:
-    """Of a record's keys, "which key lists the links" is the one whose name says links."""
-    question = "In the crawler's reply format, which key of a DONE reply lists the links it kept?"
-    unit = '{ "kind": "done", "summary": "Kept [1]", "kept_links": [ {"url": "u"} ] }'
-    assert _extracted(unit, question) == "kept_links"
 
 
 def test_what_an_unset_constant_defaults_to_must_be_stated_beside_it() -> None:
