@@ -520,9 +520,9 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
     for index in order:
         if keys[index] or not raw[index]:
             continue
-        if header and index < len(header) and _is_position_column(header[index], question):
-            continue  # "Line: 425" says where the name is defined, not what it is
         column = header[index] if header and index < len(header) else ""
+        if column and _is_position_column(column, question):
+            continue  # "Line: 425" says where the name is defined, not what it is
         if counted and not (counted & term_set(f"{column} {raw[index]}") or _COUNTS.match(column)):
             continue  # "how many requests": a cell that counts no requests does not answer
         value = _cell_value(raw[index], expectation)
