@@ -255,6 +255,9 @@ def test_focus_names_what_is_asked_for() -> None:
         # "turns on" is the verb: the phrase asked about ends before it
         ("Which setting turns on the crawler's link cache?", {"turn"}),
         ("Which crawl check comes first?", {"com", "come", "first"}),
+        # a place in a list or a run, which the passage shows by order, not by the word
+        ("What third file name does the crawler also read as a seed list?", {"third"}),
+        ("What final link count does the crawl report?", {"final"}),
     ],
 )
 def test_focus_leaves_out_words_the_evidence_need_not_repeat(
@@ -377,6 +380,69 @@ def test_bridge_questions_split_into_context_and_asking_clause() -> None:
     assert split_bridge("In the PHENIX AI Agent GUI, what is the default thinking level?") is None
     assert split_bridge("Which template fits, and which program predicts the model?") is None
     assert split_bridge("What is the default value of Max cycles?") is None
+
+
+def test_a_placing_phrase_opens_the_asking_clause_not_the_bridge() -> None:
+    """ "X is the default. Inside the queue, which priority is that value mapped to?": the
+    last sentence places what it asks; left in the context, "Inside the queue" pulled the
+    bridge hop to the passage that answers, and its value was then excluded."""
+    question = (
+        "The panel's default crawl mode turns on the planner. Inside the queue, which "
+        "priority is that default value mapped to for scheduling?"
+    )
+    assert split_bridge(question) == (
+        "The panel's default crawl mode turns on the planner.",
+        "Inside the queue, which priority is that default value mapped to for scheduling?",
+    )
+    # "that default value" points back at a default; it asks what the value becomes
+    assert not expect(split_bridge(question)[1]).asks_default
+    assert expect("Which priority is its default value?").asks_default
+
+
+def test_a_set_apart_clause_is_no_bridge_and_its_items_are_no_answer() -> None:
+    """ "Apart from .html and .htm, which other extension does it fetch?": the clause
+    names what the answer is not. Split off as a bridge, the asking clause alone lost the
+    table that answers; a list holding the named items answers with the rest."""
+    question = (
+        "The crawler recognizes pages by file extension. Apart from .html and .htm, which "
+        "other extension does it fetch as a page?"
+    )
+    assert split_bridge(question) is None
+    table = (
+        "| Kind | Extensions | Role |\n|---|---|---|\n"
+        "| Page | `.html`, `.htm`, `.xhtml` | Fetched |"
+    )
+    row = table.splitlines()[-1]
+    assert _extracted(row, question, table) == ".xhtml"
+    asked = "Which extensions does the crawler fetch as a page?"
+    assert _extracted(row, asked, table) == ".html, .htm, .xhtml"
+
+
+def test_a_mapping_question_reads_what_the_value_is_mapped_to() -> None:
+    """ "Which priority is that value mapped to": the value after "mapped to", not the one
+    mapped, and not a value the unit only lists."""
+    unit = (
+        "The queue only knows `low`, `normal` and `high`; the value `urgent` is mapped to "
+        "`high` for scheduling."
+    )
+    assert _extracted(unit, "Which priority is that setting mapped to for scheduling?") == "high"
+    converted = "`strict` mode converts it to `lenient` when a mirror is slow."
+    assert _extracted(converted, "Which mode is the setting converted to on a slow mirror?") == (
+        "lenient"
+    )
+
+
+def test_the_keyword_for_a_panel_option_is_the_key_it_spells() -> None:
+    """ "What is the equivalent command-line keyword for crawl.py?" asks which keyword:
+    of a command line's keys, the one whose parts the option's label spells."""
+    assert expect("What is the equivalent command-line keyword for crawl.py?").head == "keyword"
+    assert expect("What is the default value of Max cycles?").head == ""
+    unit = "crawl.py log_directory=run_01 skip_last_n=2"
+    question = (
+        'The crawler panel has a "Skip last N pages" option. What is the equivalent '
+        "command-line keyword for crawl.py?"
+    )
+    assert _extracted(unit, question) == "skip_last_n"
 
 
 def test_a_two_part_question_answers_each_part_on_the_first_line() -> None:

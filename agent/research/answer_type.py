@@ -343,6 +343,13 @@ _FOCUS_STOP = STOPWORDS | {
     "longest",
     "shortest",
     "first",  # "the first stage of the template": lists number their items, seldom say so
+    # "what third filename", "the final R-free": a place in a list or a run, which the
+    # passage shows by order ("README, README.txt or README.md"), seldom by the word
+    "third",
+    "fourth",
+    "fifth",
+    "last",
+    "final",
 }
 # "which of those *three*": a count of the options, never what the evidence must name
 _NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -419,6 +426,33 @@ _CONDITION_FIRST = re.compile(
 )
 
 
+# "Apart from .mtz and .sca, which other extension …": the clause names what the answer
+# is not; it sets up no fact to look up first
+SETS_APART = re.compile(
+    r"(?:^|[.;:]\s+)(?:apart from|aside from|besides|other than|except(?: for)?|"
+    r"in addition to|not counting)\s+(?:(?![.;:]\s).)*$",
+    re.IGNORECASE,
+)
+
+
+# "… activates the planner. Inside the LangGraph pipeline, which level …": a sentence
+# that opens with a place or a setting places what it asks, it states no bridge
+_PLACING_OPENER = re.compile(
+    r"(?<=[.!?])\s+((?:in|inside|within|during|under|across|for|on|at|per|according to)\s"
+    r"[^.!?]*)$",
+    re.IGNORECASE,
+)
+
+
+def _placed_asking(context: str, asking: str) -> tuple[str, str]:
+    """(context, asking clause) with a placing phrase moved from the end of the context
+    to the asking clause it opens."""
+    placing = _PLACING_OPENER.search(context)
+    if placing is None:
+        return context, asking
+    return context[: placing.start()], f"{placing.group(1)}, {asking}"
+
+
 def split_bridge(question: str) -> tuple[str, str] | None:
     """(context, asking clause) of a question that sets up a fact before asking about
     it — "X is forced after Y; which tool does X depend on?" — or None.
@@ -445,9 +479,10 @@ def split_bridge(question: str) -> tuple[str, str] | None:
             commas
             and points_back(text[commas[-1].end() :])
             and not _CONDITION_FIRST.match(text)
+            and not SETS_APART.search(text[: commas[-1].start()])
         ):
             cut = commas[-1]
-            parts = (text[: cut.start()], text[cut.end() :])
+            parts = _placed_asking(text[: cut.start()], text[cut.end() :])
     if parts is None and back_reference(text):
         parts = last_sentence_split(text)  # "… a tool after X. Which model does that tool use?"
     if parts is None:
@@ -702,6 +737,18 @@ _NAME_OF = re.compile(
 )
 
 
+# "What is the equivalent command-line keyword for X?" asks which keyword, as "which" does
+# ("the name of the crawler" or "the type of X" asks about X, not for a kind of name)
+_NAMED_KINDS = "|".join(
+    n for n in _IDENTIFIER_NOUNS.split("|") if n not in {"name", "type", "value name"}
+)
+_WHAT_IS_THE_THING = re.compile(
+    r"\bwhat\s+(?:is|was)\s+the\s+"
+    rf"(?=(?:[\w-]+\s+){{0,2}}(?:{_NAMED_KINDS})\s+(?:for|in|of|that|which|to)\b)",
+    re.IGNORECASE,
+)
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
     if _WHERE_FILE.search(asking_part(main_clause(question))):
@@ -711,6 +758,7 @@ def expect(question: str) -> Expectation:
     question = _as_asked(question)
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     clause = _NAME_OF.sub("which ", clause)  # "what is the name of the report file"
+    clause = _WHAT_IS_THE_THING.sub("which ", clause)
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
     return Expectation(kind, focus, asks_default, head)
@@ -770,7 +818,11 @@ def _counts_the_things_asked(clause: str, head: str) -> bool:
 def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
-    asks_default = unset or bool(re.search(r"\bdefault\b", clause, re.IGNORECASE))
+    # "which level is *that default* value mapped to" points back at a default named
+    # before; it asks for what that value becomes, not for a default
+    asks_default = unset or bool(
+        re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", clause, re.IGNORECASE)
+    )
     yes_no = _YES_NO.match(clause)
     if yes_no:  # "When I inspect X, do I …?": the leading phrase asks for nothing
         return "yes_no", _focus(clause[yes_no.start(1) :]), asks_default

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agentcycle.agent.research.answer_shape import (
@@ -888,6 +888,27 @@ _ARROW = re.compile(r"→|->|=>|⟶")
 _ARROW_BEFORE = re.compile(rf"([\w.-]+)`?\s*(?:{_ARROW.pattern})\s*`?$")
 
 
+# "which level is that value mapped to", "what is X converted into": the value a
+# mapping gives, which a passage writes after "mapped to", never the one before it
+_MAPPING = r"(?:mapped|maps|converted|converts|translated|translates|coerced|normali[sz]ed)"
+_ASKS_TARGET = re.compile(rf"\b{_MAPPING}\s+(?:in)?to\b", re.IGNORECASE)
+_MAPPED_TO = rf"\b{_MAPPING}\s+(?:(?:it|them|this|that|the value)\s+)?(?:in)?to\s+[`*'\"]*"
+_MAPPED_FROM = rf"[`*'\"]*\s+(?:(?:is|are|gets|get|was|were)\s+)?{_MAPPING}\s+(?:in)?to\b"
+UNMAPPED = 0.5  # a candidate no mapping in its unit names, for a question that asks one
+
+
+def _mapping_side(unit: str, text: str) -> str:
+    """ "to" when a unit writes a candidate as what something is mapped to ("`expert`
+    is mapped to `advanced`"), "from" when as what is mapped, else ''. Any of the
+    candidate's places counts: a unit may name it before it says the mapping."""
+    name = re.escape(text)
+    if re.search(rf"{_MAPPED_TO}{name}(?![\w-])", unit, re.IGNORECASE):
+        return "to"
+    if re.search(rf"(?<![\w-]){name}{_MAPPED_FROM}", unit, re.IGNORECASE):
+        return "from"
+    return ""
+
+
 def _named_in(name: str, question_terms: AbstractSet[str]) -> bool:
     """Whether the question names `name` (`Cell_Analyzer` for `Cell_Analyzer_Tool` too)."""
     name = name.strip("`*").lower()
@@ -986,7 +1007,8 @@ def identifier_parts(identifier: str) -> set[str]:
 
 # Nouns for a name in a record or a call: the name is chosen to say what it holds
 _KEY_HEADS = frozenset(
-    stem(n) for n in ("key", "field", "attribute", "property", "parameter", "argument")
+    stem(n)
+    for n in ("key", "field", "attribute", "property", "parameter", "argument", "keyword", "option")
 )
 
 
@@ -1142,6 +1164,7 @@ def from_sentence(
     anchors = _anchors(unit, terms)
     negates = _question_negations(question)[0]
     asks_elapsed = kind == "number" and bool(_ASKS_ELAPSED.search(asking))
+    asks_target = bool(_ASKS_TARGET.search(asking))
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
     )
@@ -1204,12 +1227,19 @@ def from_sentence(
             fit *= 0.25  # "which function writes the summary": not `summary.json`
         if verb and _object_of(unit, position, verb):
             fit += 0.4  # "Search ChromaDB collection" for "which database does it search?"
-        if _arrow_from_question(unit, position, arrow_sources):
+        mapped = _mapping_side(unit, text) if asks_target else ""
+        if mapped == "to":
+            fit += 0.6  # "`expert` is mapped to `advanced`": the value it becomes
+        elif mapped == "from":
+            fit *= 0.3  # … and not the value it is mapped from
+        elif _arrow_from_question(unit, position, arrow_sources):
             fit += 0.6  # "initial_refinement → molecular_replacement": where the asked thing goes
         elif _runs_after_question_name(unit, position, text, question, question_terms):
             fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
         elif position in bound_here:  # '"a.b": ["c"]', `EMBED_TIMEOUT', '120'`: what the
             fit += 0.6  # name the question writes or spells holds
+        elif asks_target:
+            fit *= UNMAPPED  # "levels: `none`, `basic`, …" lists values, it maps none
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
@@ -1383,6 +1413,32 @@ def heading_answers(headed: Span | None, span: Span | None) -> bool:
     return span is None or (headed.how == TIMED_BY_HEADING and not _DURATION.search(span.text))
 
 
+# "Apart from .mtz and .sca, which other extension …", "what other programs besides X":
+# the question names items the answer is not
+_ASKS_THE_OTHERS = re.compile(
+    r"\b(?:apart from|aside from|besides|other than|except|in addition to|not counting)\b|"
+    r"\b(?:which|what)\s+other\b",
+    re.IGNORECASE,
+)
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+
+
+def _less_the_named(span: Span | None, question: str) -> Span | None:
+    """A listed span without the items a question that asks for the others names: the
+    row "`.mtz`, `.sca`, `.hkl`" answers "apart from .mtz and .sca, which other" with
+    `.hkl`. A list of nothing but named items is no answer to it."""
+    if span is None or not _ASKS_THE_OTHERS.search(question):
+        return span
+    items = [item for item in _LIST_SEPARATOR.split(span.text) if item]
+    if len(items) < 2:
+        return span
+    question_norm, _, question_terms = _question_words(question)
+    rest = [item for item in items if not _in_question(item, question_norm, question_terms)]
+    if len(rest) == len(items):
+        return span
+    return replace(span, text=", ".join(rest)) if rest else None
+
+
 def extract(
     unit: str,
     chunk_text: str,
@@ -1396,10 +1452,12 @@ def extract(
     ("which tool is the dependency of that forced tool")."""
     if is_table_row(unit):
         span = from_row(unit, chunk_text, question, expectation)
-        return None if span is not None and span.text.lower() in exclude else span
+        if span is not None and span.text.lower() in exclude:
+            return None
+        return _less_the_named(span, question)
     numeric = expectation.kind == "number"
     for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
         found = bound_value(unit, bridge, numeric, suffixed=True)
         if found is not None and found[0].lower() not in exclude:
             return Span(found[0], 0.95, f"{BOUND} {bridge}")
-    return from_sentence(unit, question, expectation, exclude)
+    return _less_the_named(from_sentence(unit, question, expectation, exclude), question)
