@@ -487,3 +487,4 @@ def test_a_thing_the_question_describes_is_named_first_then_looked_up(
     assert not result.insufficient, result.trace
     assert result.direct == "map_scoring"
     assert any("thing described is 'lab.density_scorer'" in t for t in result.trace)
+

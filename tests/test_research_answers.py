@@ -432,6 +432,29 @@ def test_a_mapping_question_reads_what_the_value_is_mapped_to() -> None:
     )
 
 
+def test_how_long_a_thing_should_be_is_the_length_said_of_it() -> None:
+    """ "How long should each generated query be": the length a unit says the query is,
+    not a skill file's "(~320 words)" nor the "2 alternatives" it writes, which ranked
+    above it on the question's other words."""
+    question = "In the crawler's rewrite step, how long should each generated query be?"
+    assert _extracted("- Each query is 10-30 words, dense with site terms", question) == (
+        "10-30 words"
+    )
+    hits = [
+        Evidence(chunk_id="skill", file="CRAWL.md", heading="Rewrite step",
+                 text="**Skill**: `rewrite_step.md` (~320 words), the crawler's rewrite step."),
+        Evidence(chunk_id="rule", file="CRAWL.md", heading="Rewrite step > Rules",
+                 text="- Each query is 10-30 words, dense with site terms"),
+    ]  # fmt: skip
+    composed = _composed_over(question, hits, "the crawler fetches pages", "links are kept")
+    assert composed is not None and composed.direct == "10-30 words"
+
+
+def test_a_response_time_is_asked_as_a_number() -> None:
+    assert expect("What response time does the design give for offline mode?").kind == "number"
+    assert expect("What wait time does the crawler allow between fetches?").kind == "number"
+
+
 def test_the_keyword_for_a_panel_option_is_the_key_it_spells() -> None:
     """ "What is the equivalent command-line keyword for crawl.py?" asks which keyword:
     of a command line's keys, the one whose parts the option's label spells."""

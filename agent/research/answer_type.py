@@ -26,7 +26,9 @@ _QUANTITY_NOUNS = (
     r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
-    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window"
+    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window|"
+    # "what response time does X give": a duration, whatever the word before "time"
+    r"duration|delay|interval|response time|run time|wall time|wait time"
 )
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"

@@ -82,6 +82,16 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 _HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
+# "How long should each generated *query* … be": the noun phrase whose length is asked
+_HOW_LONG_SUBJECT = re.compile(
+    r"\bhow long\s+(?:is|are|was|were|should|must|can|will|may)\s+"
+    r"(?:(?:each|every|the|a|an|one|its|their)\s+)?((?:[a-z-]+\s+){0,3}[a-z-]+)",
+    re.IGNORECASE,
+)
+_MEASURE_UNIT = (
+    r"(?:words?|sentences?|tokens?|characters?|chars|lines?|pages?|paragraphs?|ms|"
+    r"s|sec|secs|seconds?|min|mins|minutes?|hours?|days?)"
+)
 # "how long did the case study take", "how long does a decision take": a measured time,
 # told with its unit; a bare count beside it ("(6/6)", "11 calls") is no time
 _ASKS_ELAPSED = re.compile(
@@ -660,6 +670,29 @@ def _asks_the_value_of(name: str, question: str) -> bool:
     )
 
 
+def _stated_length(unit: str, question: str) -> str | None:
+    """The length a unit gives the thing a "how long" question asks about, said of it
+    with "is": "Each query is 10-30 words" for "how long should each query be"."""
+    subject = _HOW_LONG_SUBJECT.search(main_clause(question))
+    if subject is None:
+        return None
+    words: list[str] = []
+    for word in subject.group(1).lower().split():  # up to "be", a preposition or a verb
+        if word in STOPWORDS or (words and word.endswith("ed")):
+            break
+        words.append(word)
+    if not words:
+        return None
+    noun = re.escape(stem(words[-1]))
+    said = re.search(
+        rf"\b{noun}\w*\s+(?:is|are|should be|must be)\s+(?:at most\s+|up to\s+|about\s+)?"
+        rf"([~≈]?\d[\d.,]*(?:\s*[–-]\s*\d[\d.,]*)?[\s-]*{_MEASURE_UNIT})\b",
+        unit,
+        re.IGNORECASE,
+    )
+    return said.group(1) if said else None
+
+
 def _explicit_span(
     unit: str, question: str, expectation: Expectation, header: Sequence[str] = ()
 ) -> Span | None:
@@ -692,6 +725,9 @@ def _explicit_span(
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")
+    length = _stated_length(unit, question) if expectation.kind == "number" else None
+    if length is not None and not _in_question(length, question_norm, question_terms):
+        return Span(length, 0.95, f"{BOUND} the asked thing, as its length")
     nouns = asked_unit(question) if expectation.kind == "number" else set()
     for match in _FOR_CASE.finditer(unit) if nouns else ():
         if _for_asked_case(match, question_terms):  # "vs 4 for simple"

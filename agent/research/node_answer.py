@@ -37,6 +37,7 @@ from agentcycle.agent.research.key_entities import (
 )
 from agentcycle.agent.research.mc import score_options
 from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
+from agentcycle.agent.research.rewrite import without_document_names
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
     INSUFFICIENT,
@@ -76,13 +77,28 @@ def _support(
 ) -> float:
     """Simple: one passage must cover the question; multi-hop: the cited passages together,
     with `first_hop` (the passage naming a resolved default, "Google is the default")."""
+    # A passage seldom names the document it is in ("the seed architecture document's
+    # notes"), though a heading may ("Developer Guide"): the better of the two readings
+    return max(
+        _support_of(question, state["question_type"], units, evidence, tools, first_hop)
+        for question in {state["objective"], without_document_names(state["objective"])}
+    )
+
+
+def _support_of(
+    question: str,
+    question_type: str,
+    units: list[Scored],
+    evidence: list[Evidence],
+    tools: ResearchTools,
+    first_hop: Evidence | None,
+) -> float:
     vocabulary = tools.vocabulary()
-    question = state["objective"]
     terms = support_terms(question, vocabulary)
     asked = set(support_terms(asking_part(main_clause(question)), vocabulary))
     texts = [f"{h.context}\n{h.text}" for h in evidence]
     single = anchored_coverage(terms, asked, texts, vocabulary)
-    if state["question_type"] == "multi_hop" or first_hop is not None:
+    if question_type == "multi_hop" or first_hop is not None:
         hops = [*([first_hop] if first_hop else []), *(u.evidence for u in units)]
         joined = "\n".join(f"{h.context}\n{h.text}" for h in hops)
         return max(single, coverage(terms, joined, vocabulary))

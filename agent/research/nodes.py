@@ -18,7 +18,7 @@ from agentcycle.agent.research.evaluate import next_step_question, route, step_s
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.references import follow
 from agentcycle.agent.research.retrieve import coverage, step_chunks, support_terms
-from agentcycle.agent.research.rewrite import rewrite_queries
+from agentcycle.agent.research.rewrite import rewrite_queries, without_document_names
 from agentcycle.agent.research.state import (
     Counters,
     Evidence,
@@ -144,16 +144,19 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     counters = state["counters"].model_copy()
     evidence = dict(state["evidence"])
     queries = _queries(step.question, tools, counters)
-    tools.prepare([step.question, *queries])
+    # "According to the seed architecture document's notes, …": no passage names the
+    # document, so its name ranks nothing; what is asked of it does
+    asked = without_document_names(step.question)
+    tools.prepare([asked, *queries])
     rankings = tools.search_many(queries, cfg.per_query_k)
-    by_unit = tools.search_units(step.question, cfg.per_query_k)
+    by_unit = tools.search_units(asked, cfg.per_query_k)
     counters.retrieval_calls += len(queries) + 1
     used = {c for s in steps if s.status != "pending" for c in s.evidence_ids}
     vocabulary = tools.vocabulary()
     top, ranked = step_chunks(  # confidence is judged on the `ranked` reranked ones
-        step.question, rankings, by_unit, used, vocabulary, cfg.top_k, cfg.unit_hits_kept
+        asked, rankings, by_unit, used, vocabulary, cfg.top_k, cfg.unit_hits_kept
     )
-    sims = tools.similarities(step.question, [h.chunk_id for h in top]) if top else []
+    sims = tools.similarities(asked, [h.chunk_id for h in top]) if top else []
     top = [
         h.model_copy(update={"similarity": s, "step": step.step_id})
         for h, s in zip(top, sims, strict=True)
@@ -174,14 +177,18 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
         trace += ref_trace
     for hit in top:
         evidence.setdefault(hit.chunk_id, hit)
-    units = pick(score_units(step.question, top, vocabulary), cfg.answer_sentences)
-    terms = support_terms(step.question, vocabulary)
+    units = pick(score_units(asked, top, vocabulary), cfg.answer_sentences)
     step.queries = queries
     step.evidence_ids = [h.chunk_id for h in top]
     step.answer = " ".join(u.text for u in units)
     step.confidence = sum(sims[:ranked]) / len(sims[:ranked]) if sims else 0.0
-    step.support = max(
-        (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for h in top), default=0.0
+    step.support = max(  # read with and without the document's name, as the answer is
+        (
+            coverage(support_terms(question, vocabulary), f"{h.context}\n{h.text}", vocabulary)
+            for question in {step.question, asked}
+            for h in top
+        ),
+        default=0.0,
     )
     return {
         "steps": steps,

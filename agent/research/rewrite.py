@@ -26,6 +26,25 @@ _IDENTIFIER = re.compile(
 )
 
 
+# "According to the seed architecture document's performance notes, …", "the User
+# Guide's glossary": where the asker read it. No passage repeats the document's name,
+# so its words only pull in passages that talk about documents.
+_DOCUMENT = r"the\s+(?:[\w-]+\s+){0,3}?(?:guide|document|documentation|docs?)"
+_TELLS = r"(?:give|say|list|state|recommend|describe|show|mention|report|document)s?\b"
+_DOCUMENT_NAMED = re.compile(
+    rf"\b(?:according to|per|in|from)\s+{_DOCUMENT}(?:['’]s)?\b,?\s*|\b{_DOCUMENT}['’]s\s+|"
+    rf"\b{_DOCUMENT}\s+(?={_TELLS})",  # "what time does the architecture document give"
+    re.IGNORECASE,
+)
+
+
+def without_document_names(question: str) -> str:
+    """The question less the names of the documents it cites, for retrieval; unchanged
+    when little would be left."""
+    rest = _DOCUMENT_NAMED.sub("", question)
+    return rest if len(content_terms(rest)) >= 2 else question
+
+
 def keyword_query(text: str) -> str:
     """The text's content words in their original order and spelling."""
     words = re.findall(r"[A-Za-z0-9][A-Za-z0-9_.\-:/%]*", text)
@@ -51,6 +70,7 @@ def rare_terms(text: str, vocabulary: Vocabulary, limit: int = 6) -> list[str]:
 
 def rewrite_queries(question: str, vocabulary: Vocabulary) -> list[str]:
     """Primary query first, then up to two distinct alternatives."""
+    question = without_document_names(question)
     primary = keyword_query(question) or question
     expanded = []
     for term in rare_terms(question, vocabulary):
