@@ -488,3 +488,45 @@ def test_a_thing_the_question_describes_is_named_first_then_looked_up(
     assert result.direct == "map_scoring"
     assert any("thing described is 'lab.density_scorer'" in t for t in result.trace)
 
+
+
+def test_a_comparison_looks_up_each_side_then_answers_the_difference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "How many more retries does the crawler allow than the mirror?": the facts sit in
+    two files, so the plan gives each side its own step, and the answer computes the
+    difference from both, citing both."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "crawler.md").write_text(
+        "# Crawler\n\n## Hard limits\n\n| Constant | Value | Why |\n|---|---|---|\n"
+        "| `MAX_RETRIES` | 5 | Bound retry loops |\n| `MAX_PAGES` | 400 | Bound a crawl |\n"
+    )
+    (docs / "mirror.md").write_text(
+        "# Mirror\n\n## Fetching\n\nThe mirror downloads each page once. It makes at most "
+        "2 fetch retries per page before it marks the page as lost.\n"
+    )
+    (docs / "other.md").write_text(
+        "# Scheduler\n\n## Queues\n\nThe scheduler keeps one queue per site and hands "
+        "pages to workers in order.\n"
+    )
+    ingest("compare", [docs])
+    question = (
+        "How many more retries does the crawler allow (MAX_RETRIES) than the mirror's "
+        "maximum number of fetch retries per page?"
+    )
+    result = research(
+        question, LocalTools("compare", record=False), config=ResearchConfig(use_memory=False)
+    )
+    assert not result.insufficient, result.trace
+    assert result.direct.startswith("3 (5 vs 2"), result.direct
+    assert [s.question for s in result.steps][:2] == [
+        "How many retries does the crawler allow (MAX_RETRIES)?",
+        "What is the mirror's maximum number of fetch retries per page?",
+    ]
+    assert {c.file for c in result.citations} == {"crawler.md", "mirror.md"}

@@ -21,6 +21,8 @@ from agentcycle.agent.research.answer_type import (
 )
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean, is_header_row
+from agentcycle.agent.research.compare import compose_comparison
+from agentcycle.agent.research.comparison import Comparison, split_comparison
 from agentcycle.agent.research.compose import (
     Composition,
     compose,
@@ -2594,3 +2596,73 @@ def test_a_contracted_negation_of_the_asked_word_says_no() -> None:
                       "block", question) == "No"
     assert _extracted("Bump the version if the page is required (old clients won't notice).",
                       question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "operation", "first", "second"),
+    [
+        (
+            "How many more retries does the crawler allow than the mirror's maximum number "
+            "of fetch retries?",
+            "difference",
+            "How many retries does the crawler allow?",
+            "What is the mirror's maximum number of fetch retries?",
+        ),
+        (
+            "How many more pages does the crawler keep than the mirror returns after its "
+            "dedup pass? Give the difference.",
+            "difference",
+            "How many pages does the crawler keep?",
+            "How many pages the mirror returns after its dedup pass?",
+        ),
+        (
+            "Which cache is larger: the crawler's link cache, or the mirror's page cache?",
+            "larger",
+            "What cache is the crawler's link cache?",
+            "What cache is the mirror's page cache?",
+        ),
+        (
+            "Which threshold is lower: the crawler's skip threshold or the mirror's score limit?",
+            "smaller",
+            "What is the crawler's skip threshold?",
+            "What is the mirror's score limit?",
+        ),
+    ],
+)
+def test_a_comparing_question_asks_each_side_on_its_own(
+    question: str, operation: str, first: str, second: str
+) -> None:
+    assert split_comparison(question) == Comparison(operation, first, second)  # type: ignore[arg-type]
+
+
+def test_ordinary_questions_compare_nothing() -> None:
+    assert split_comparison("How many retries does the crawler allow?") is None
+    assert split_comparison("Which cache holds more than 500 entries?") is None
+    assert split_comparison("Is the link cache larger than the page cache?") is None
+
+
+def test_a_comparison_is_computed_from_each_sides_own_passage() -> None:
+    """Each side is composed over what its own step retrieved, then the values are
+    compared: over the pooled passages, the crawler's "3 retries" also answered the
+    mirror's side, which shares its words."""
+    crawler = Evidence(
+        chunk_id="crawler", file="CRAWL.md", heading="Crawler > Limits",
+        text="| Constant | Value | Why |\n|---|---|---|\n| `MAX_RETRIES` | 3 | Bound retry loops |",
+    )  # fmt: skip
+    mirror = Evidence(
+        chunk_id="mirror", file="MIRROR.md", heading="Mirror > Fetching",
+        text="The mirror makes at most 1 fetch retry per page before it gives up.",
+    )  # fmt: skip
+    vocabulary = Vocabulary.from_texts([crawler.text, mirror.text, "pages are fetched"])
+    question = (
+        "How many more retries does the crawler allow (MAX_RETRIES) than the mirror's "
+        "maximum number of fetch retries per page?"
+    )
+    comparison = split_comparison(question)
+    assert comparison is not None
+    composed = compose_comparison(comparison, ([crawler], [mirror]), vocabulary)
+    assert composed is not None and composed.direct.startswith("2 (3")
+    assert {u.evidence.chunk_id for u in composed.citable()} == {"crawler", "mirror"}
+    larger = Comparison("larger", comparison.first, comparison.second)
+    chosen = compose_comparison(larger, ([crawler], [mirror]), vocabulary)
+    assert chosen is not None and chosen.direct.startswith("3")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from agentcycle.agent.research.comparison import split_comparison
 from agentcycle.agent.research.text import QUESTION_WORDS, STOPWORDS
 
 _CHOICE_LINE = re.compile(r"^\s*\(?([A-Ha-h])[).:]\s+(.+?)\s*$", re.MULTILINE)
@@ -96,6 +97,8 @@ def is_negated(question: str) -> bool:
 
 def classify(objective: str) -> tuple[str, str]:
     """('simple' | 'multi_hop', the rule that decided)."""
+    if split_comparison(objective) is not None:
+        return "multi_hop", "compares two facts"
     for pattern in _BRIDGE_CLAUSES:
         match = pattern.search(objective)
         if match:

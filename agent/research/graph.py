@@ -59,7 +59,9 @@ def research_graph() -> Any:
     graph.add_conditional_edges("plan", _after_plan, ["recall", "execute"])
     graph.add_edge("recall", "mc_select")
     graph.add_edge("execute", "evaluate")
-    graph.add_conditional_edges("evaluate", nodes.after_evaluate, ["replan", "synthesize"])
+    graph.add_conditional_edges(
+        "evaluate", nodes.after_evaluate, ["execute", "replan", "synthesize"]
+    )
     graph.add_conditional_edges("replan", nodes.after_replan, ["execute", "synthesize"])
     graph.add_edge("synthesize", "verify")
     graph.add_conditional_edges(

@@ -22,6 +22,8 @@ from agentcycle.agent.research.answer_type import (
     split_pair,
 )
 from agentcycle.agent.research.classify import either_or
+from agentcycle.agent.research.compare import compose_comparison
+from agentcycle.agent.research.comparison import Comparison, split_comparison
 from agentcycle.agent.research.compose import (
     Composition,
     compose,
@@ -158,11 +160,39 @@ def chosen_alternative(
     return alternatives[max(stated, key=lambda k: scores[k])]
 
 
+def _side_evidence(
+    state: ResearchState, comparison: Comparison, evidence: list[Evidence]
+) -> tuple[list[Evidence], list[Evidence]]:
+    """Each side's passages: those its own step retrieved, else all of `evidence`."""
+
+    def of_step(asked: str) -> list[Evidence]:
+        ids = [c for s in state["steps"] if s.question == asked for c in s.evidence_ids]
+        return [state["evidence"][c] for c in ids if c in state["evidence"]] or evidence
+
+    return of_step(comparison.first), of_step(comparison.second)
+
+
 def _composition(
-    question: str, evidence: list[Evidence], tools: ResearchTools, sentences: int
+    question: str,
+    evidence: list[Evidence],
+    tools: ResearchTools,
+    sentences: int,
+    sides: tuple[list[Evidence], list[Evidence]] | None = None,
 ) -> tuple[Expectation, Composition | None]:
-    """The expected answer and the composed answer: through the bridge for a two-hop
-    question, else from the question's own best units."""
+    """The expected answer and the composed answer: each side of a comparison (over
+    `sides`), through the bridge for a two-hop question, else from the question's own
+    best units."""
+    comparison = split_comparison(question)
+    if comparison is not None:  # "how many more X does A allow than B"
+        compared = compose_comparison(
+            comparison,
+            sides or (evidence, evidence),
+            tools.vocabulary(),
+            tools.text_similarities,
+            sentences,
+        )
+        if compared is not None:
+            return expect(comparison.first), compared
     bridged = split_bridge(question)
     if bridged is not None:
         composed = compose_bridged(
@@ -212,9 +242,13 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     question, trace = state["objective"], []
     # "the default provider" is the one a passage says it is; "the program the agent
     # uses as its probe" the one a passage names for that description
-    resolved = resolve_default(question, evidence, tools.default_statements()) or (
-        resolve_described(question, evidence, tools)
-    )
+    comparison = split_comparison(question)
+    sides = _side_evidence(state, comparison, evidence) if comparison else None
+    resolved = None  # a comparison's sides name their own things
+    if comparison is None:
+        resolved = resolve_default(question, evidence, tools.default_statements()) or (
+            resolve_described(question, evidence, tools)
+        )
     if resolved is not None:
         question = resolved.question
         # The name is a new handle ("google" heads a column of the model table): the
@@ -233,7 +267,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         evidence = [*evidence, *dict((e.chunk_id, e) for e in read).values()]
         what = "default named" if isinstance(resolved, StatedDefault) else "thing described"
         trace.append(f"synthesize: the {what} is {resolved.name!r}")
-    expectation, composed = _composition(question, evidence, tools, cfg.answer_sentences)
+    expectation, composed = _composition(question, evidence, tools, cfg.answer_sentences, sides)
     first_hop = resolved.evidence if resolved else None
     support = _support(state, _units(composed), evidence, tools, first_hop)
     if resolved is None and not (_answers(composed) and support >= cfg.min_support):
@@ -279,7 +313,9 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     )
     if unnamed:
         reasons.append(f"the cited passages never name {unnamed}")
-    foreign = foreign_source(state["objective"], [u.evidence for u in units[:1]], evidence)
+    # the answer comes from its lead passage; a comparison's from both sides' passages
+    answered_from = units if split_comparison(state["objective"]) else units[:1]
+    foreign = foreign_source(state["objective"], [u.evidence for u in answered_from], evidence)
     if foreign:
         reasons.append(f"the question names {foreign}, which the answer does not come from")
     unstated = unstated_constants(state["objective"], [u.text for u in units[:1]])

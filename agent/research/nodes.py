@@ -14,6 +14,7 @@ from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import classify, parse_choices
+from agentcycle.agent.research.comparison import split_comparison
 from agentcycle.agent.research.evaluate import next_step_question, route, step_status
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.references import follow
@@ -107,6 +108,20 @@ def plan_node(state: ResearchState, config: RunnableConfig) -> Update:
                 "memory_hit": hit,
                 "trace": [f"memory hit (similarity {hit.get('similarity', 0):.3f}): no retrieval"],
             }
+    comparison = split_comparison(state["objective"])
+    if comparison is not None:  # each side is looked up on its own, often in another file
+        steps = [
+            Step(step_id=1, question=comparison.first),
+            Step(step_id=2, question=comparison.second),
+        ]
+        return {
+            "memory_hit": None,
+            "steps": steps,
+            "trace": [
+                f"plan: a {comparison.operation} of two facts: step 1 = {comparison.first!r}, "
+                f"step 2 = {comparison.second!r}"
+            ],
+        }
     step = Step(step_id=1, question=state["objective"])
     return {"memory_hit": None, "steps": [step], "trace": ["plan: step 1 = the question"]}
 
@@ -202,7 +217,7 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
 def evaluate_node(state: ResearchState, config: RunnableConfig) -> Update:
     cfg = _config(state)
     steps = [s.model_copy() for s in state["steps"]]
-    step = next(s for s in reversed(steps) if s.status == "pending")
+    step = next(s for s in steps if s.status == "pending")  # the one execute just ran
     step.status = step_status(step.confidence, step.support, cfg)  # type: ignore[assignment]
     return {
         "steps": steps,
@@ -214,6 +229,8 @@ def evaluate_node(state: ResearchState, config: RunnableConfig) -> Update:
 
 
 def after_evaluate(state: ResearchState) -> str:
+    if any(s.status == "pending" for s in state["steps"]):
+        return "execute"  # a planned step not yet run (the other side of a comparison)
     return route(state["question_type"], state["steps"], state["iteration"], _config(state))
 
 

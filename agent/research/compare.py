@@ -1,0 +1,67 @@
+"""The answer to a question that compares two facts (`comparison.split_comparison`):
+each side composed over the passages its own step retrieved, then computed — the
+difference, or the side with the larger or smaller value. The first line shows both
+values, so a reader can check it: "2 (3 vs 1)"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from agentcycle.agent.research.answer_type import expect
+from agentcycle.agent.research.comparison import Comparison
+from agentcycle.agent.research.compose import Composition, compose
+from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.text import Vocabulary
+
+# "qwen3:14b", "0.7", "~1100", "10-30": the value a span gives, for comparing
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def _value(text: str) -> float | None:
+    """The number a span gives: its last one ("qwen3:14b" gives 14, "10-30 words" 30)."""
+    numbers = _NUMBER.findall(text)
+    return float(numbers[-1].replace(",", "")) if numbers else None
+
+
+def _shown(value: float) -> str:
+    return f"{value:g}"
+
+
+def compose_comparison(
+    comparison: Comparison,
+    evidence: tuple[list[Evidence], list[Evidence]],
+    vocabulary: Vocabulary,
+    similarities: Callable[[str, list[str]], list[float]] | None = None,
+    count: int = 2,
+) -> Composition | None:
+    """Each side composed over its own evidence (what its step retrieved: pooled, the
+    other side's passage may win on shared words), then compared. None when a side has
+    no number to compare: the question is then answered as an ordinary one."""
+    sides = [
+        compose(asked, found, vocabulary, expect(asked), similarities, count)
+        for asked, found in zip((comparison.first, comparison.second), evidence, strict=True)
+    ]
+    first, second = sides
+    if first is None or second is None or first.span is None or second.span is None:
+        return None
+    a, b = _value(first.span.text), _value(second.span.text)
+    if a is None or b is None:
+        return None
+    if comparison.operation == "difference":
+        direct = f"{_shown(abs(a - b))} ({first.direct} vs {second.direct})"
+    else:
+        pick_first = (a >= b) if comparison.operation == "larger" else (a <= b)
+        chosen, other = (first, second) if pick_first else (second, first)
+        direct = f"{chosen.direct} (vs {other.direct})"
+    lead = second.units[0]
+    units = [*first.units[:1], *(u for u in [lead] if u.text != first.units[0].text)]
+    return replace(
+        first,
+        direct=direct,
+        units=units,
+        cited=units,
+        focus_missing=[*first.focus_missing, *second.focus_missing],
+        given_for_others=False,
+    )
