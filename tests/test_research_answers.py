@@ -428,6 +428,21 @@ def test_a_mapping_question_reads_what_the_value_is_mapped_to() -> None:
         "`high` for scheduling."
     )
     assert _extracted(unit, "Which priority is that setting mapped to for scheduling?") == "high"
+    # "the depth the panel uses by default is translated to which priority": what the
+    # default becomes is asked, not a default; a unit that only lists values maps none
+    question = (
+        "The crawl depth the panel uses by default is translated to which priority when "
+        "the queue itself runs?"
+    )
+    assert not expect(question).asks_default
+    hits = [
+        Evidence(chunk_id="list", file="QUEUE.md", heading="Queue > Priorities",
+                 text="The queue itself only knows three priorities: `low`, `normal`, `high`."),
+        Evidence(chunk_id="map", file="QUEUE.md", heading="Queue > Mapping",
+                 text="The `deep` value maps to `high` inside the queue."),
+    ]  # fmt: skip
+    composed = _composed_over(question, hits, "pages are fetched", "the panel has settings")
+    assert composed is not None and composed.direct == "high"
     converted = "`strict` mode converts it to `lenient` when a mirror is slow."
     assert _extracted(converted, "Which mode is the setting converted to on a slow mirror?") == (
         "lenient"
@@ -2663,6 +2678,10 @@ def test_a_comparison_is_computed_from_each_sides_own_passage() -> None:
     composed = compose_comparison(comparison, ([crawler], [mirror]), vocabulary)
     assert composed is not None and composed.direct.startswith("2 (3")
     assert {u.evidence.chunk_id for u in composed.citable()} == {"crawler", "mirror"}
+    # a step does not retrieve again what an earlier step read: a side its own passages
+    # do not answer is read from all of them
+    pooled = compose_comparison(comparison, ([crawler], []), vocabulary, pooled=[crawler, mirror])
+    assert pooled is not None and pooled.direct.startswith("2 (3")
     larger = Comparison("larger", comparison.first, comparison.second)
     chosen = compose_comparison(larger, ([crawler], [mirror]), vocabulary)
     assert chosen is not None and chosen.direct.startswith("3")

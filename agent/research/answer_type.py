@@ -817,13 +817,22 @@ def _counts_the_things_asked(clause: str, head: str) -> bool:
     )
 
 
+# "which level is that value mapped to", "what is X converted into": the value a
+# mapping gives (a passage writes it after "mapped to", never before)
+MAPPING = r"(?:mapped|maps|converted|converts|translated|translates|coerced|normali[sz]ed)"
+ASKS_MAPPED_TARGET = re.compile(rf"\b{MAPPING}\s+(?:in)?to\b", re.IGNORECASE)
+
+
 def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
     # "which level is *that default* value mapped to" points back at a default named
     # before; it asks for what that value becomes, not for a default
-    asks_default = unset or bool(
-        re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", clause, re.IGNORECASE)
+    # "the depth the GUI uses by default is translated to which level" asks what the
+    # default becomes, not for a default
+    asks_default = unset or (
+        bool(re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", clause, re.IGNORECASE))
+        and not ASKS_MAPPED_TARGET.search(clause)
     )
     yes_no = _YES_NO.match(clause)
     if yes_no:  # "When I inspect X, do I …?": the leading phrase asks for nothing

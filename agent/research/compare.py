@@ -35,15 +35,23 @@ def compose_comparison(
     vocabulary: Vocabulary,
     similarities: Callable[[str, list[str]], list[float]] | None = None,
     count: int = 2,
+    pooled: list[Evidence] | None = None,
 ) -> Composition | None:
     """Each side composed over its own evidence (what its step retrieved: pooled, the
-    other side's passage may win on shared words), then compared. None when a side has
-    no number to compare: the question is then answered as an ordinary one."""
-    sides = [
-        compose(asked, found, vocabulary, expect(asked), similarities, count)
+    other side's passage may win on shared words), else over `pooled` (a step does not
+    retrieve again what an earlier step read), then compared. None when a side has no
+    number to compare: the question is then answered as an ordinary one."""
+
+    def side(asked: str, found: list[Evidence]) -> Composition | None:
+        composed = compose(asked, found, vocabulary, expect(asked), similarities, count)
+        if (composed is None or composed.span is None) and pooled:
+            composed = compose(asked, pooled, vocabulary, expect(asked), similarities, count)
+        return composed
+
+    first, second = (
+        side(asked, found)
         for asked, found in zip((comparison.first, comparison.second), evidence, strict=True)
-    ]
-    first, second = sides
+    )
     if first is None or second is None or first.span is None or second.span is None:
         return None
     a, b = _value(first.span.text), _value(second.span.text)

@@ -23,7 +23,13 @@ from agentcycle.agent.research.answer_shape import (
     shape_for,
     shaped_parts,
 )
-from agentcycle.agent.research.answer_type import Expectation, asks_a_quantity, main_clause
+from agentcycle.agent.research.answer_type import (
+    ASKS_MAPPED_TARGET,
+    MAPPING,
+    Expectation,
+    asks_a_quantity,
+    main_clause,
+)
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -926,10 +932,8 @@ _ARROW_BEFORE = re.compile(rf"([\w.-]+)`?\s*(?:{_ARROW.pattern})\s*`?$")
 
 # "which level is that value mapped to", "what is X converted into": the value a
 # mapping gives, which a passage writes after "mapped to", never the one before it
-_MAPPING = r"(?:mapped|maps|converted|converts|translated|translates|coerced|normali[sz]ed)"
-_ASKS_TARGET = re.compile(rf"\b{_MAPPING}\s+(?:in)?to\b", re.IGNORECASE)
-_MAPPED_TO = rf"\b{_MAPPING}\s+(?:(?:it|them|this|that|the value)\s+)?(?:in)?to\s+[`*'\"]*"
-_MAPPED_FROM = rf"[`*'\"]*\s+(?:(?:is|are|gets|get|was|were)\s+)?{_MAPPING}\s+(?:in)?to\b"
+_MAPPED_TO = rf"\b{MAPPING}\s+(?:(?:it|them|this|that|the value)\s+)?(?:in)?to\s+[`*'\"]*"
+_MAPPED_FROM = rf"[`*'\"]*\s+(?:(?:is|are|gets|get|was|were)\s+)?{MAPPING}\s+(?:in)?to\b"
 UNMAPPED = 0.5  # a candidate no mapping in its unit names, for a question that asks one
 
 
@@ -1200,7 +1204,7 @@ def from_sentence(
     anchors = _anchors(unit, terms)
     negates = _question_negations(question)[0]
     asks_elapsed = kind == "number" and bool(_ASKS_ELAPSED.search(asking))
-    asks_target = bool(_ASKS_TARGET.search(asking))
+    asks_target = bool(ASKS_MAPPED_TARGET.search(question))
     bound_here = values_bound_to_question_names(
         unit, question, question_terms, numeric=kind == "number"
     )
@@ -1274,8 +1278,6 @@ def from_sentence(
             fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
         elif position in bound_here:  # '"a.b": ["c"]', `EMBED_TIMEOUT', '120'`: what the
             fit += 0.6  # name the question writes or spells holds
-        elif asks_target:
-            fit *= UNMAPPED  # "levels: `none`, `basic`, …" lists values, it maps none
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(unit, position, len(text), set(terms), question_norm)
@@ -1317,6 +1319,8 @@ def from_sentence(
             fit += 0.4  # "which key lists the citations": `used_citations`, not `type`
         if shape is not None:  # the asked head fixes the form: "bi-encoder" is no model
             fit = fit + 0.6 if shape(text) else fit * 0.25
+        if asks_target and not mapped:
+            fit *= UNMAPPED  # "levels: `none`, `basic`, …" lists values, it maps none
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
         if best is None or score > best.score:
             if kind == "number" and text.isdigit():  # "2-space indentation": the 2 is of spaces

@@ -190,6 +190,7 @@ def _composition(
             tools.vocabulary(),
             tools.text_similarities,
             sentences,
+            evidence,
         )
         if compared is not None:
             return expect(comparison.first), compared
