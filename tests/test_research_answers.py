@@ -2685,3 +2685,16 @@ def test_a_comparison_is_computed_from_each_sides_own_passage() -> None:
     larger = Comparison("larger", comparison.first, comparison.second)
     chosen = compose_comparison(larger, ([crawler], [mirror]), vocabulary)
     assert chosen is not None and chosen.direct.startswith("3")
+
+
+def test_a_command_line_flag_is_a_candidate_and_the_named_script_no_bridge() -> None:
+    """ "… has a command-line equivalent in tools/crawl_tools.py. Which flag does that
+    script take for it?": `--skip-last`, spelled from the option's label, answers; the
+    script is named in the context, so nothing is looked up first."""
+    question = (
+        "The panel's 'Skip last N pages' option has a command-line equivalent in "
+        "tools/crawl_tools.py. Which flag does that script take for it?"
+    )
+    assert split_bridge(question) is None
+    unit = "python3 tools/crawl_tools.py --skip-last 3 --dry-run"
+    assert _extracted(unit, question) == "--skip-last"

@@ -13,7 +13,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agentcycle.agent.research.classify import back_reference, last_sentence_split
+from agentcycle.agent.research.classify import (
+    back_reference,
+    last_sentence_split,
+    pointed_noun,
+)
 from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
 from agentcycle.agent.research.wording import AS_IS, LEFT
 
@@ -455,6 +459,11 @@ def _placed_asking(context: str, asking: str) -> tuple[str, str]:
     return context[: placing.start()], f"{placing.group(1)}, {asking}"
 
 
+# "that script" after a context that names the file: the file is named, not described
+_FILE_NOUNS = {"script", "file", "module"}
+_NAMED_FILE = re.compile(r"[\w./-]+\.(?:py|sh|csh|ya?ml|json|md|txt|toml)\b")
+
+
 def split_bridge(question: str) -> tuple[str, str] | None:
     """(context, asking clause) of a question that sets up a fact before asking about
     it — "X is forced after Y; which tool does X depend on?" — or None.
@@ -492,6 +501,8 @@ def split_bridge(question: str) -> tuple[str, str] | None:
     context, asking = parts[0].strip(), parts[1].strip()
     if asking.lower().startswith("and ") or not _ASKING.search(asking):
         return None  # "X, and which Y?" asks two things: the whole question decides
+    if pointed_noun(asking) in _FILE_NOUNS and _NAMED_FILE.search(context):
+        return None  # "… in agent/session_tools.py. Which flag does that script take?"
     if len(content_terms(context)) < 3:
         return None
     return context, asking

@@ -58,6 +58,7 @@ from agentcycle.agent.research.text import (
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _URL = re.compile(r"\bhttps?://[^\s`'\"<>|]+")
+_FLAG = re.compile(r"(?<![\w-])(--[A-Za-z][\w-]*[A-Za-z0-9])(?![\w-])")
 _QUOTED = re.compile(r'(?<![\w`])"[^"\n`]{2,80}"(?![\w`])')
 _BOLD = re.compile(r"\*\*([^*\n]{1,60})\*\*")
 _IDENT = re.compile(
@@ -266,6 +267,8 @@ def _in_question(
         return True  # "reranks the 20 candidates": the question's own number is no answer
     if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
         return True
+    if bare.startswith("--"):
+        return False  # `--remove-last` spells "Remove last N cycles" as a flag: no repeat
     words = [w.strip(".:") for w in re.findall(r"[a-z0-9_.:]+", bare) if len(w.strip(".:")) > 1]
     return (
         bool(words)
@@ -353,6 +356,8 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
     for m in _IDENT.finditer(unit):
         if m.group(0).lower() not in _ABBREVIATIONS:
             found.append((m.group(0), m.start(), 0.8 if kind == "identifier" else 0.6))
+    if kind == "identifier":  # "session_tools.py --remove-last 3": a command-line flag
+        found += [(m.group(1), m.start(1), 0.8) for m in _FLAG.finditer(unit)]
     if kind in ("identifier", "name"):
         for m in _UPPER_WORD.finditer(unit):
             found.append((m.group(0), m.start(), 0.4))
@@ -1046,10 +1051,11 @@ def identifier_parts(identifier: str) -> set[str]:
 
 
 # Nouns for a name in a record or a call: the name is chosen to say what it holds
-_KEY_HEADS = frozenset(
-    stem(n)
-    for n in ("key", "field", "attribute", "property", "parameter", "argument", "keyword", "option")
-)
+_KEY_NOUNS = (
+    "key", "field", "attribute", "property", "parameter", "argument", "keyword", "option",
+    "flag", "switch",
+)  # fmt: skip
+_KEY_HEADS = frozenset(stem(n) for n in _KEY_NOUNS)
 
 
 def _names_asked_word(identifier: str, words: AbstractSet[str]) -> bool:
