@@ -432,12 +432,13 @@ _CONDITION_FIRST = re.compile(
 )
 
 
-# "Apart from .mtz and .sca, which other extension …": the clause names what the answer
-# is not; it sets up no fact to look up first
-SETS_APART = re.compile(
-    r"(?:^|[.;:]\s+)(?:apart from|aside from|besides|other than|except(?: for)?|"
-    r"in addition to|not counting)\s+(?:(?![.;:]\s).)*$",
-    re.IGNORECASE,
+# "Apart from .mtz and .sca, which other extension …": the words that name what the
+# answer is not. Such a clause sets up no fact to look up first.
+SETTING_APART = (
+    r"apart from|aside from|besides|other than|except(?: for)?|in addition to|not counting"
+)
+_SETS_APART = re.compile(
+    rf"(?:^|[.;:]\s+)(?:{SETTING_APART})\s+(?:(?![.;:]\s).)*$", re.IGNORECASE
 )
 
 
@@ -490,7 +491,7 @@ def split_bridge(question: str) -> tuple[str, str] | None:
             commas
             and points_back(text[commas[-1].end() :])
             and not _CONDITION_FIRST.match(text)
-            and not SETS_APART.search(text[: commas[-1].start()])
+            and not _SETS_APART.search(text[: commas[-1].start()])
         ):
             cut = commas[-1]
             parts = _placed_asking(text[: cut.start()], text[cut.end() :])
@@ -837,10 +838,9 @@ ASKS_MAPPED_TARGET = re.compile(rf"\b{MAPPING}\s+(?:in)?to\b", re.IGNORECASE)
 def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
-    # "which level is *that default* value mapped to" points back at a default named
-    # before; it asks for what that value becomes, not for a default
-    # "the depth the GUI uses by default is translated to which level" asks what the
-    # default becomes, not for a default
+    # Neither "which level is *that default* value mapped to" (it points back at a
+    # default named before) nor "the depth the GUI uses by default is translated to
+    # which level" asks for a default: both ask what a default becomes
     asks_default = unset or (
         bool(re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", clause, re.IGNORECASE))
         and not ASKS_MAPPED_TARGET.search(clause)

@@ -26,6 +26,7 @@ from agentcycle.agent.research.answer_shape import (
 from agentcycle.agent.research.answer_type import (
     ASKS_MAPPED_TARGET,
     MAPPING,
+    SETTING_APART,
     Expectation,
     asks_a_quantity,
     main_clause,
@@ -1462,9 +1463,7 @@ def heading_answers(headed: Span | None, span: Span | None) -> bool:
 # "Apart from .mtz and .sca, which other extension …", "what other programs besides X":
 # the question names items the answer is not
 _ASKS_THE_OTHERS = re.compile(
-    r"\b(?:apart from|aside from|besides|other than|except|in addition to|not counting)\b|"
-    r"\b(?:which|what)\s+other\b",
-    re.IGNORECASE,
+    rf"\b(?:{SETTING_APART})\b|\b(?:which|what)\s+other\b", re.IGNORECASE
 )
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 

@@ -315,7 +315,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     if unnamed:
         reasons.append(f"the cited passages never name {unnamed}")
     # the answer comes from its lead passage; a comparison's from both sides' passages
-    answered_from = units if split_comparison(state["objective"]) else units[:1]
+    answered_from = units if comparison is not None else units[:1]
     foreign = foreign_source(state["objective"], [u.evidence for u in answered_from], evidence)
     if foreign:
         reasons.append(f"the question names {foreign}, which the answer does not come from")

@@ -197,12 +197,9 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     step.evidence_ids = [h.chunk_id for h in top]
     step.answer = " ".join(u.text for u in units)
     step.confidence = sum(sims[:ranked]) / len(sims[:ranked]) if sims else 0.0
+    readings = [support_terms(q, vocabulary) for q in {step.question, asked}]
     step.support = max(  # read with and without the document's name, as the answer is
-        (
-            coverage(support_terms(question, vocabulary), f"{h.context}\n{h.text}", vocabulary)
-            for question in {step.question, asked}
-            for h in top
-        ),
+        (coverage(terms, f"{h.context}\n{h.text}", vocabulary) for terms in readings for h in top),
         default=0.0,
     )
     return {
