@@ -2698,3 +2698,106 @@ def test_a_command_line_flag_is_a_candidate_and_the_named_script_no_bridge() -> 
     assert split_bridge(question) is None
     unit = "python3 tools/crawl_tools.py --skip-last 3 --dry-run"
     assert _extracted(unit, question) == "--skip-last"
+
+
+def test_a_named_scores_scale_is_not_the_value_it_must_reach() -> None:
+    """ "computes `link_score` (0-1)" binds the score's scale to its name, not a value:
+    the threshold a later line gives (`link_score >= 0.75`) answers "at what link_score"."""
+    hits = [
+        Evidence(
+            chunk_id="c1",
+            file="crawl.md",
+            heading="Scoring",
+            text="- Rates every fetched page and computes `link_score` (0-1)",
+        ),
+        Evidence(
+            chunk_id="c2",
+            file="crawl.md",
+            heading="Stopping",
+            text="**Relevance check:**\n- `link_score >= 0.75`\n- `depth <= 4`",
+        ),
+    ]
+    composed = _composed_over(
+        "At what link_score does the crawler treat a page as relevant?",
+        hits,
+        "other words about queues",
+    )
+    assert composed is not None and composed.span is not None
+    assert composed.span.text == ">= 0.75"
+
+
+def test_which_set_in_a_file_asks_for_the_set_not_its_members() -> None:
+    """ "Which set in crawler.py …": "set" placed by "in" is the noun asked for, and the
+    name right before "set" answers — not the members its parentheses list."""
+    question = "Which set in crawler.py makes the crawler skip those hosts anyway?"
+    assert expect(question).head == "set"
+    assert expect("Which sets the crawl depth?").head == ""
+    unit = (
+        "`crawler.py` line 120 has a `_seed_hosts` set (`alpha`, `beta`) that "
+        "unconditionally skips every listed host"
+    )
+    assert _extracted(unit, question) == "_seed_hosts"
+
+
+def test_a_heading_labelled_with_the_asked_kind_names_what_follows_its_colon() -> None:
+    """Under "3. Crawl Tool Chain", the section "3.3 Critical Tool: Fetch_Robots_Tool"
+    is the tool; "Critical Tool:" labels it, so the name alone answers "which tool" (and
+    can stand in for "the tool that fetches robots files" in a longer question)."""
+    question = "Which tool that fetches robots files?"
+    heading = "Crawler Overview > 3. Crawl Tool Chain > 3.3 Critical Tool: Fetch_Robots_Tool"
+    span = from_heading(heading, expect(question), question)
+    assert span is not None and span.text == "Fetch_Robots_Tool"
+    plain = "Crawler Overview > 3. Crawl Tool Chain > 3.4 Queue_Sorter_Tool"
+    span = from_heading(plain, expect(question), question)
+    assert span is not None and span.text == "Queue_Sorter_Tool"
+
+
+def test_an_items_action_field_says_what_it_returns_when_asked_after_a_condition() -> None:
+    """ "What does the fast path return once a parser has already run?": the closing
+    verb is "return" (the "once …" clause says when), and the bullet "- Action: Return
+    None" under the rule's bold label answers, though only the label repeats the
+    question's words."""
+    chunk = (
+        "The `_try_fast_path()` method handles easy cases without model calls:\n\n"
+        "**Rule 1: Plain fetch with an empty queue**\n"
+        '- Pattern: "fetch page" + empty queue\n'
+        "- Action: Select a fetcher (HTTP/FTP)\n\n"
+        "**Rule 2: Fetch request after parsing**\n"
+        '- Pattern: "fetch" + parser already used\n'
+        "- Action: Return None (signal completion)\n"
+    )
+    hits = [Evidence(chunk_id="c1", file="crawl.md", heading="Fast path", text=chunk)]
+    question = (
+        "For a plain fetch request, what does the crawler's fast-path decision return "
+        "once a parser has already run?"
+    )
+    composed = _composed_over(question, hits, "other words about queues")
+    assert composed is not None and composed.direct == "Return None"
+
+
+def test_a_where_column_answers_in_which_node_through_the_pointed_back_condition() -> None:
+    """ "… sets a fetch-depth stop target of 4. In which graph node is that kind of stop
+    condition checked?": "that kind of stop condition" points back; the example's 4
+    names no node; the "Where checked" column answers "checked in which" (not the
+    "Condition" column, which only shares a word); the modifier "graph" need not be
+    written where the row and the column are the question's own."""
+    question = (
+        "The crawl schema example sets a fetch-depth stop target of 4. In which "
+        "graph node is that kind of stop condition checked?"
+    )
+    bridged = split_bridge(question)
+    assert bridged is not None
+    asking = bridged[1]
+    example = '"stop_conditions": { "fetch_depth_target": 4 }'
+    bound = extract(example, example, asking, expect(asking), frozenset({"fetch_depth_target"}))
+    assert bound is None or bound.text != "4"
+    table = (
+        "| Condition | Type | Where checked | Behavior |\n"
+        "|---|---|---|---|\n"
+        "| `fetch_depth_target` | Hard stop | PERCEIVE | Stops when depth reaches the target |"
+    )
+    row = table.splitlines()[-1]
+    assert _extracted(row, question, table) == "PERCEIVE"
+    composed = _composed(table, question, "Stop semantics", "overview.md")
+    assert composed is not None and composed.direct == "PERCEIVE"
+    assert composed.focus_missing == []

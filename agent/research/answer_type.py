@@ -667,6 +667,18 @@ _RELATIVE = {"whose", "that", "which", "who", "whom", "where", "when"}
 _KIND_OF = {"kind", "type", "sort"}
 
 
+# Words that are nouns as often as verbs; right after "which", a preposition that
+# places them ("which set in ai_agent.py") makes them the noun asked for ("which set of
+# programs" asks for the programs)
+_NOUN_OR_VERB = {"set", "list", "run", "map", "check", "test", "call", "step"}
+_PLACE_PREPOSITIONS = {"in", "inside", "within", "from"}
+
+
+def _next_is(words: list[str], index: int, allowed: set[str]) -> bool:
+    following = words[index + 1 : index + 2]
+    return bool(following) and following[0].strip("?,.;:()'\"").lower() in allowed
+
+
 def head_noun(clause: str) -> str:
     """The noun right after "which"/"what" ("which MANDATORY *tool*", "which plan
     *template*", "what kind of *tool*"), stemmed; '' when a verb follows ("what is")."""
@@ -684,6 +696,9 @@ def head_noun(clause: str) -> str:
         # "which done_tracking *strategy*": a code name may modify the noun asked for
         if not bare.replace("-", "").replace("_", "").isalpha():
             break
+        if bare in _NOUN_OR_VERB and not phrase and _next_is(words, index, _PLACE_PREPOSITIONS):
+            phrase.append(bare)  # "which *set* in ai_agent.py clears it": a noun, placed
+            continue
         if bare in _VERBS or bare in STOPWORDS:
             break
         if phrase and _verb_before_object(bare, words[index + 1 : index + 2]):

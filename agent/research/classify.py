@@ -20,7 +20,8 @@ _CHOICE_LINE = re.compile(r"^\s*\(?([A-Ha-h])[).:]\s+(.+?)\s*$", re.MULTILINE)
 _CHOICES_BLOCK = re.compile(r"\n\s*(answer )?choices?:.*$", re.IGNORECASE | re.DOTALL)
 _SENTENCES = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")
 _DEMONSTRATIVE = re.compile(
-    r"\b(that|this|those|these|such)\s+(?:same\s+)?([a-z][a-z-]+)", re.IGNORECASE
+    r"\b(that|this|those|these|such)\s+(?:same\s+)?(?:(?:kind|type|sort)\s+of\s+)?([a-z][a-z-]+)",
+    re.IGNORECASE,  # "that kind of stop condition" points back at a stop condition
 )
 _BRIDGE_CLAUSES = (
     re.compile(r"\bwhose\b", re.IGNORECASE),

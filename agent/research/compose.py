@@ -47,10 +47,12 @@ from agentcycle.agent.research.extract import (
     COUNTED_LIST,
     NAMED_COLUMN,
     TAKEN,
+    WH_ASKED,
     Span,
     asks_range,
     extract,
     from_heading,
+    head_modifiers,
     heading_answers,
     identifier_parts,
     is_range,
@@ -534,6 +536,11 @@ def compose(
         [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
     )
     missing = [t for t in missing if t not in _named_by_form(lead.span, expectation, question)]
+    if lead.span is not None and lead.span.how.endswith(WH_ASKED):
+        # "checked in which *graph* node" read from the "Where checked" column: the row
+        # and the column are the question's; the noun's modifier need not be written
+        modifiers = head_modifiers(question, expectation.head)
+        missing = [t for t in missing if t not in modifiers]
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     cited = [

@@ -77,6 +77,7 @@ _RETURNS = re.compile(
 )
 
 
+_SCALE = re.compile(r"0(?:\.0)?\s*[-–]\s*(?:1|1\.0|100)")  # a score's scale, not a value
 _GLOSSED = re.compile(r"`?\)")
 # "what value is written to the state's phase field": the field is named by a plain word
 _VALUE_OF_FIELD = re.compile(
@@ -150,6 +151,8 @@ def bound_value(
         numeral = any(c.isdigit() for c in value.group(0))
         if rest.startswith("(") or "?" in word_end or (numeric and not numeral):
             continue
+        if "(" in binder.group(0) and _SCALE.fullmatch(value.group(0).strip()):
+            continue  # "computes coverage_score (0-1)": the scale it is measured on
         text = (quoted or value.group(0)).strip().rstrip(".,;:)")
         if text and text.lower() != name.lower() and text.lower() not in STOPWORDS:
             return text, value.start()

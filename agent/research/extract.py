@@ -445,13 +445,32 @@ def _default_value(unit: str) -> tuple[str, int] | None:
     return None
 
 
-def _column_score(header: str, clause_terms: set[str], focus: list[str]) -> float:
+# A column headed by the wh-word the question asks with in other words: "Where checked"
+# answers "checked in which node", "When" answers "at which stage"
+_WH_COLUMN = (
+    (
+        re.compile(r"^\s*where\b", re.I),
+        re.compile(r"\b(?:in|at|inside|within) which\b|\bwhere\b", re.I),
+    ),
+    (
+        re.compile(r"^\s*when\b", re.I),
+        re.compile(r"\bwhen\b|\bat which (?:point|stage|time|step)\b", re.I),
+    ),
+)
+WH_COLUMN = 0.5  # above a column that only shares a word with the question
+WH_ASKED = ", asked by its wh-word"  # Span.how suffix: the column is the question's asking
+
+
+def _column_score(
+    header: str, clause_terms: set[str], focus: list[str], question: str = ""
+) -> float:
     terms = content_terms(header)
     if not terms:
         return 0.0
     hits = sum(t in clause_terms for t in terms)
     focus_hits = sum(t in focus for t in terms)
-    return (hits + focus_hits) / len(terms)
+    asked_by_wh = any(c.match(header) and q.search(question) for c, q in _WH_COLUMN)
+    return (hits + focus_hits) / len(terms) + (WH_COLUMN if asked_by_wh and hits else 0.0)
 
 
 _POINTED_BACK = re.compile(r"\b(?:that|this|these|those)\s+([a-z]+)\b", re.IGNORECASE)
@@ -515,14 +534,19 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
         # in "the metrics table … considered concerning", the Metric column holds the
         # row's key ("Clashscore"), so Concerning is the column asked for.
         unquoted = [i for i in order if i < len(header) and not whole_keys[i]]
+        main = main_clause(question)
         ranked = sorted(
-            unquoted, key=lambda i: -_column_score(header[i], clause_terms, expectation.focus)
+            unquoted,
+            key=lambda i: -_column_score(header[i], clause_terms, expectation.focus, main),
         )
         best = ranked[0] if ranked else 0
-        if ranked and _column_score(header[best], clause_terms, expectation.focus) > 0:
+        if ranked and _column_score(header[best], clause_terms, expectation.focus, main) > 0:
             value = _cell_value(raw[best], expectation)
             if value and _fits(value, expectation.kind):
-                return Span(value, 0.9, f"table column {header[best]!r}")
+                column = f"table column {header[best]!r}"
+                if any(c.match(header[best]) and q.search(main) for c, q in _WH_COLUMN):
+                    column += WH_ASKED
+                return Span(value, 0.9, column)
     if expectation.head and expectation.kind in ("identifier", "name", "phrase"):
         named_cell = _cell_named_by_head(raw, keys, question, expectation)
         if named_cell is not None:
@@ -573,7 +597,7 @@ def _cell_named_by_head(
     """The name a row's cell gives the asked noun: "| v40 | 2025-01 | Added
     USER_REQUEST_INVALID event type |" answers "which event type did v40 add" with the
     name the cell calls an event type, not with the row's first cell of the kind."""
-    heads = (expectation.head, *_head_modifiers(question, expectation.head))
+    heads = (expectation.head, *head_modifiers(question, expectation.head))
     question_norm, _, question_terms = _question_words(question)
     for index, cell in enumerate(raw):
         if keys[index]:
@@ -894,9 +918,18 @@ _CLOSING_VERB = re.compile(
 )
 
 
+_NO_WH = r"(?:(?!\b(?:what|which|how|who)\b)[^?])"  # a clause that asks nothing
+# "… return *once a segmentation tool has already run*?": when it is asked, not what
+_WHEN_CLAUSE = re.compile(
+    rf",?\s+(?:once|when|whenever|after|before|while|until|if)\s+{_NO_WH}*?"
+    rf"\b(?:has|have|had|is|are|was|were|does|do|did)\b{_NO_WH}*(?=\?\s*$)",
+    re.IGNORECASE,
+)
+
+
 def _closing_verb(question: str) -> str:
     """The verb that ends a "which X does Y *search*?" question, stemmed, or ''."""
-    match = _CLOSING_VERB.search(main_clause(question))
+    match = _CLOSING_VERB.search(_WHEN_CLAUSE.sub("", main_clause(question)))
     return stem(match.group(1).lower()) if match else ""
 
 
@@ -906,11 +939,23 @@ _TAKEN_CLAUSE = re.compile(r"\s+(?:that\s+)?([^.;:()—\n]{8,160}?)\s*(?:[.;:()�
 _DETERMINER_BEFORE = re.compile(r"\b(?:the|a|an|this|that|its|their)\s*$", re.IGNORECASE)
 
 
+# An item's action in the imperative, then one value: "- Action: Return None (…)"
+_ORDERED = re.compile(
+    r"\s*[-*+]?\s*\**(?:action|returns?|output|result|outcome)\**:\s*\**([A-Za-z]+)\s+"
+    r"`?(None|True|False|null|[A-Za-z_][\w.]*(?:\(\))?)`?(?=\s*(?:[(.;,]|$))",
+    re.IGNORECASE,
+)
+
+
 def _what_the_verb_takes(unit: str, verb: str) -> str:
     """What a unit says the question's closing verb takes: "The agent detected *that it
     was running the same program repeatedly …*" answers "what did the agent detect?".
     Only a past or third-person form counts: the bare one ("the detect step") is too
     often a noun or a label."""
+    ordered = _ORDERED.match(unit)
+    if ordered and stem(ordered.group(1).lower()) == verb:
+        # "- Action: Return None (…)": the item says what it returns, its verb kept
+        return f"{ordered.group(1)} {ordered.group(2)}"
     for word in _WORD.finditer(unit):
         written = word.group(0).lower()
         if not written.endswith(("ed", "s")) or stem(written) != verb:
@@ -1013,13 +1058,16 @@ def _named_by_head(unit: str, position: int, length: int, *heads: str) -> bool:
     """Whether the word just before or after a candidate is the noun the question asks
     for (or one of its modifiers): "the `PLAN` node" answers "which node",
     "molecular_replacement phase" answers "which phase"."""
-    before = re.findall(r"[A-Za-z][\w-]*", unit[max(0, position - 20) : position])[-1:]
-    after = re.findall(r"[A-Za-z][\w-]*", unit[position + length : position + length + 20])[:1]
+    end = position + length + (unit[position : position + 1] in "`\"'")  # past its quote
+    lead = re.search(r"([A-Za-z][\w-]*)([^A-Za-z]*)$", unit[max(0, position - 20) : position])
+    # "the `_x` set (`a`, `b`)": what the brackets hold are members of the set, not it
+    before = [lead.group(1)] if lead and not re.search(r"[(\[{]", lead.group(2)) else []
+    after = re.findall(r"[A-Za-z][\w-]*", unit[end : end + 20])[:1]
     # A neighbouring identifier's last part ("Cell_Segmenter_Tool") names nothing.
     return any("_" not in word and stem(word.lower()) in heads for word in before + after)
 
 
-_WHICH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){1,3})", re.IGNORECASE)
+_WHICH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+[,;:]?\s+){1,3})", re.IGNORECASE)
 
 
 _FLAGGED_AS = re.compile(
@@ -1028,7 +1076,7 @@ _FLAGGED_AS = re.compile(
 )
 
 
-def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
+def head_modifiers(question: str, head: str) -> tuple[str, ...]:
     """Stems of the words between "which" and the asked noun: "mandatory" in "which
     MANDATORY tool", "plan" in "which plan template"."""
     if not head:
@@ -1039,7 +1087,7 @@ def _head_modifiers(question: str, head: str) -> tuple[str, ...]:
     flagged = _FLAGGED_AS.search(main_clause(question))
     if flagged:  # "which tool is flagged as recommended (rather than mandatory)"
         return (stem(flagged.group(1).lower()),)
-    words = [stem(w.lower()) for w in match.group(1).split()]
+    words = [stem(w.strip(",;:").lower()) for w in match.group(1).split()]
     if head not in words:
         return ()
     return tuple(w for w in words[: words.index(head)] if w not in STOPWORDS and len(w) > 2)
@@ -1193,7 +1241,7 @@ def from_sentence(
             return Span("No", 0.5, "negative sentence")
         return None
     kind = "number" if expectation.kind == "number" else expectation.kind
-    modifiers = _head_modifiers(question, expectation.head)
+    modifiers = head_modifiers(question, expectation.head)
     # "which hash algorithm": an arrow from "hash" points at what follows the hash, not
     # at the algorithm, so the asked noun and its modifiers start no arrow that answers
     asked = {expectation.head, *modifiers}
@@ -1425,7 +1473,7 @@ def _column_counted(number: str, row: str) -> str:
 
 HEADED = "named by its section heading"  # Span.how of a section's name under its kind
 TIMED_BY_HEADING = "the time its section heading states"
-_HEADING_NUMBER = re.compile(r"^\s*(?:\d+[.)]|[A-Z][.)])\s+")
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)+\.?|\d+[.)]|[A-Z][.)])\s+")  # 3. / 3.3 / B)
 MAX_HEADING_WORDS = 6
 
 
@@ -1446,6 +1494,9 @@ def from_heading(heading: str, expectation: Expectation, question: str = "") -> 
     name = clean_inline(_HEADING_NUMBER.sub("", parts[-1])).strip()
     if expectation.head not in parent_words or not name:
         return None
+    label, colon, named = name.partition(": ")
+    if colon and expectation.head in {stem(w.lower()) for w in re.findall(r"[A-Za-z]+", label)}:
+        name = named.strip()  # "Critical Tool: Cell_State_Analyzer_Tool": the tool's name
     if len(name.split()) > MAX_HEADING_WORDS:
         return None
     return Span(name, 0.6, HEADED)
@@ -1503,6 +1554,9 @@ def extract(
     numeric = expectation.kind == "number"
     for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
         found = bound_value(unit, bridge, numeric, suffixed=True)
-        if found is not None and found[0].lower() not in exclude:
-            return Span(found[0], 0.95, f"{BOUND} {bridge}")
+        if found is None or found[0].lower() in exclude:
+            continue
+        if expectation.head and not numeric and _NUMBER.fullmatch(found[0]):
+            continue  # "in which node is that target checked": its 0.70 names no node
+        return Span(found[0], 0.95, f"{BOUND} {bridge}")
     return _less_the_named(from_sentence(unit, question, expectation, exclude), question)

@@ -16,7 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agentcycle.agent.research.clean import header_for, is_table_row
+from agentcycle.agent.research.clean import header_for, is_table_row, label_above
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence
 from agentcycle.agent.research.text import (
@@ -37,6 +37,9 @@ _WANTS_QUANTITY = re.compile(
     re.IGNORECASE,
 )
 MAX_UNIT_CHARS = 600
+# a bullet "- Key: value" (its key a word or two): one field of the item a bold label
+# above it names, whose words it does not repeat
+_ITEM = re.compile(r"\s*[-*+]\s+\**[A-Z][\w ]{0,20}\**:\s")
 LEAD_IN = 0.9  # share of its block's coverage a unit ending in ':' is given
 # "Used by `phenix.xtriage` and …": a sentence with no subject of its own continues the
 # one before it, which says what it is about
@@ -98,6 +101,9 @@ def score_units(
             block = _introduced(units, index)
             if block:  # "Defined in `x.py`:" speaks of the block it introduces
                 own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
+            label = label_above(text, hit.text) if _ITEM.match(text) else ""
+            if label:  # "- Action: Return None" under "**Rule 2: Counting query …**"
+                own = max(own, LEAD_IN * coverage(terms, f"{label}\n{text}", vocabulary))
             if index and _CONTINUES.match(text):  # "Used by `a`, `b`." of the sentence before
                 before = units[index - 1].text
                 own = max(own, LEAD_IN * coverage(terms, f"{before}\n{text}", vocabulary))
