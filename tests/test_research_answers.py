@@ -2801,3 +2801,25 @@ def test_a_where_column_answers_in_which_node_through_the_pointed_back_condition
     composed = _composed(table, question, "Stop semantics", "overview.md")
     assert composed is not None and composed.direct == "PERCEIVE"
     assert composed.focus_missing == []
+
+
+def test_hedges_and_helping_verbs_are_not_what_a_passage_must_say() -> None:
+    """ "*Roughly* how long does a fetch take": the hedge is the asker's, so a passage
+    "Fetch: ~1-3 seconds" covers the question; "which variable *lets* a run skip X":
+    the verb ends the noun phrase, it is no focus word the passage must repeat."""
+    terms = content_terms("Roughly how long does a single page fetch take?")
+    assert "rough" not in terms and "fetch" in terms
+    focus = expect("Which environment variable lets a run skip the screen?").focus
+    assert not any(t.startswith("let") for t in focus)
+
+
+def test_a_number_ending_the_questions_premise_sentence_is_no_answer() -> None:
+    """ "… only when the average score is at least 0.70. What score did the page get?":
+    the premise's 0.70 (followed by the sentence's full stop) is the question's own."""
+    question = (
+        "The crawler keeps a page only when its average score is at least 0.70. "
+        "What score did the robots page get?"
+    )
+    unit = "- Average score across fetched pages >= 0.70"
+    assert _extracted(unit, question) is None
+    assert _extracted("- robots page: score 0.72 (kept)", question) == "0.72"

@@ -209,7 +209,7 @@ _VERBS |= {
         "detect", "determine", "emit", "raise", "hold", "reject", "ignore", "cause",
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
-        "turn", "enable", "disable", "come", "override", "bypass", "go",
+        "turn", "enable", "disable", "come", "override", "bypass", "go", "let",
     )
     for form in (verb, _third_person(verb))
 } | {"has", "have"}  # fmt: skip

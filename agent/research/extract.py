@@ -264,8 +264,10 @@ def _in_question(
     if not bare:
         return True
     number = re.match(r"[<>≤≥~]*=?\s*(\d+(?:[.,]\d+)?)", bare)
-    if number and re.search(rf"(?<![\w.]){re.escape(number.group(1))}(?![\w.])", question_norm):
-        return True  # "reranks the 20 candidates": the question's own number is no answer
+    if number and re.search(
+        rf"(?<![\w.]){re.escape(number.group(1))}(?![\w]|\.\d)", question_norm
+    ):  # "reranks the 20 candidates", "… at least 0.70.": the question's own number
+        return True
     if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
         return True
     if bare.startswith("--"):

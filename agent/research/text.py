@@ -186,6 +186,17 @@ STOPWORDS = frozenset(
         "without",
         "beyond",
         "besides",
+        # hedges: "*roughly* how long", "what does it *usually* return": how sure the
+        # asker is, never what a passage must say
+        "roughly",
+        "approximately",
+        "typically",
+        "usually",
+        "generally",
+        "exactly",
+        "precisely",
+        "nearly",
+        "almost",
     ]
 )
 # Words that shape the question but never name what is asked about.
