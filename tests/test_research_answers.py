@@ -2823,3 +2823,23 @@ def test_a_number_ending_the_questions_premise_sentence_is_no_answer() -> None:
     unit = "- Average score across fetched pages >= 0.70"
     assert _extracted(unit, question) is None
     assert _extracted("- robots page: score 0.72 (kept)", question) == "0.72"
+
+
+def test_a_command_line_setting_is_answered_by_the_whole_assignment() -> None:
+    """ "Setting 'Skip robots' to Strict … What command-line parameter setting gives the
+    same behaviour?": `skip_robots=strict` (its value the one the question names), not
+    the other value the panel's sentence offers."""
+    panel = "Set **Skip robots** to **strict** (never fetch) or **lenient** (warn only)"
+    command = (
+        "crawl.run out_dir=run1 skip_robots=strict\ncrawl.run out_dir=run1 skip_robots=lenient"
+    )
+    hits = [
+        Evidence(chunk_id="g", file="guide.md", heading="Panel", text=panel),
+        Evidence(chunk_id="o", file="overview.md", heading="Command line", text=command),
+    ]
+    question = (
+        "In the panel, setting 'Skip robots' to Strict never fetches disallowed pages. "
+        "What command-line parameter setting gives the same behaviour from crawl.run?"
+    )
+    composed = _composed_over(question, hits, "other words about queues")
+    assert composed is not None and composed.direct == "skip_robots=strict"

@@ -48,6 +48,12 @@ _PUNCTUATION = re.compile(
 )
 _WORDING_HEADS = {"phras", "wording", "text", "string", "sentenc", "quot"}  # stems
 _ENVIRONMENT = re.compile(r"\b(?:environment|env)[ -]?var", re.IGNORECASE)
+# A parameter set on a command line (`log_directory=run1`, `display_and_stop=basic`),
+# asked for as a "command-line setting" or "parameter setting"
+ASSIGNMENT = re.compile(r"(?<![\w.=-])([A-Za-z_][\w.]*[A-Za-z0-9_])=([\w.:/-]+)(?![\w=])")
+_ASKS_ASSIGNMENT = re.compile(
+    r"\b(?:command[- ]line|parameter|phil)\s+(?:parameter\s+)?setting\b", re.IGNORECASE
+)
 _TEST_FUNCTION = re.compile(r"\btest (?:function|case|method)\b|\bwhich test\b", re.IGNORECASE)
 
 
@@ -144,6 +150,11 @@ def names_a_file_instead(text: str, expectation: Expectation) -> bool:
     return expectation.head in _CODE_NAMED_HEADS and bool(_FILE_NAME.fullmatch(text.strip("`")))
 
 
+def asks_assignment(question: str) -> bool:
+    """ "What command-line setting gives …": a whole `name=value`, not a bare value."""
+    return bool(_ASKS_ASSIGNMENT.search(main_clause(question)))
+
+
 def shape_for(expectation: Expectation, question: str) -> Shape | None:
     """The surface form the asked-for head noun demands, or None when it fixes none."""
     head = expectation.head
@@ -154,6 +165,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_ENV_VAR) if held is None else _env_var_naming(held.group(1))
     if head == "file" and expectation.kind in ("identifier", "name", "phrase"):
         return _every(_FILE)
+    if expectation.kind == "identifier" and asks_assignment(clause):
+        return ASSIGNMENT.fullmatch  # `display_and_stop=basic`, not "basic"
     if head == "modul" and re.search(r"\bpython\b", clause, re.IGNORECASE):
         return _every(_MODULE)  # "which Python module": a .py path or a dotted name
     if head in _WORDING_HEADS and "exact" in clause.lower():

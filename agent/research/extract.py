@@ -17,8 +17,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from agentcycle.agent.research.answer_shape import (
+    ASSIGNMENT,
     PLAIN_WORD_SHAPES,
     Shape,
+    asks_assignment,
     names_a_file_instead,
     shape_for,
     shaped_parts,
@@ -319,6 +321,16 @@ def asks_range(question: str) -> bool:
 def is_range(text: str) -> bool:
     """Whether a span is a range written whole ("1 ≤ n ≤ 30", "between 2 and 8")."""
     return _RANGE.fullmatch(text.strip()) is not None
+
+
+def _assignments(unit: str, question_terms: AbstractSet[str]) -> list[tuple[str, int, float]]:
+    """`name=value` candidates for a question asking for a command-line setting ("what
+    command-line setting gives the Basic view": `display_and_stop=basic`); the one whose
+    value the question names fits best."""
+    return [
+        (m.group(0), m.start(), 1.2 if m.group(2).lower() in question_terms else 0.9)
+        for m in ASSIGNMENT.finditer(unit)
+    ]
 
 
 def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, int, float]]:
@@ -1270,6 +1282,11 @@ def from_sentence(
     best: Span | None = None
     seen: set[str] = set()
     candidates = _candidates(unit, kind, bool(_ASKS_SCALE.search(question)))
+    setting = kind == "identifier" and asks_assignment(question)
+    assignments = _assignments(unit, question_terms) if setting else []
+    if assignments:  # the whole `name=value` is asked for, not the value bound to the name
+        bound_here = {}
+        candidates += assignments
     if kind != "number":  # `TIMEOUT = getenv("TIMEOUT", "120")`: a default of any form;
         # a number names no program or model ("max_refine_cycles=1" for "which program")
         if kind != "default":
