@@ -530,3 +530,49 @@ def test_a_comparison_looks_up_each_side_then_answers_the_difference(
         "What is the mirror's maximum number of fetch retries per page?",
     ]
     assert {c.file for c in result.citations} == {"crawler.md", "mirror.md"}
+
+
+def test_a_two_hop_questions_second_step_searches_for_the_named_bridge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "The robots probe runs a single program. What category does crawl.yaml assign to
+    that program?": the first step finds the probe's row, which names the program; the
+    second step asks for that program by name, and the answer is read from its row."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "probes.md").write_text(
+        "# Probes\n\n## Robots probe\n\nWhen the site's rules are unknown the crawler runs "
+        "a diagnostic probe first.\n\n| Site kind | Program | Threshold |\n|---|---|---|\n"
+        "| Static | `crawl.fetch_robots` | 2 hits |\n"
+    )
+    rows = "\n".join(
+        f"| crawl.{name} | {category} | web |"
+        for name, category in [
+            ("parse_html", "parsing"), ("fetch_page", "fetching"), ("store_page", "storage"),
+            ("fetch_robots", "validation"), ("rank_links", "ranking"),
+        ]
+    )  # fmt: skip
+    (docs / "reference.md").write_text(
+        "# Reference\n\n## Programs (`crawl.yaml`)\n\n| Program | Category | Sources |\n"
+        f"|---|---|---|\n{rows}\n"
+    )
+    (docs / "other.md").write_text(
+        "# Scheduler\n\n## Queues\n\nThe scheduler keeps one queue per site and hands "
+        "pages to workers in order.\n"
+    )
+    ingest("bridge", [docs])
+    question = (
+        "For static sites, the robots diagnostic probe runs a single program. What "
+        "category does crawl.yaml assign to that program?"
+    )
+    result = research(
+        question, LocalTools("bridge", record=False), config=ResearchConfig(use_memory=False)
+    )
+    assert not result.insufficient, result.trace
+    assert result.direct == "validation", result.trace
+    assert result.steps[1].question == "What category does crawl.yaml assign to crawl.fetch_robots?"

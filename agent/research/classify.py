@@ -146,6 +146,16 @@ def pointed_noun(asking: str) -> str:
     return ""
 
 
+def with_pointed_named(asking: str, name: str) -> str:
+    """The asking clause with the thing it points back at named: "What category does
+    programs.yaml assign to *that program*?" → "… assign to phenix.polder?"."""
+    for match in _DEMONSTRATIVE.finditer(asking):
+        noun = match.group(2).lower()
+        if noun not in STOPWORDS and noun not in QUESTION_WORDS:
+            return f"{asking[: match.start()]}{name}{asking[match.end() :]}"
+    return f"{asking.rstrip('?')} ({name})?"
+
+
 def last_sentence_split(question: str) -> tuple[str, str]:
     """(the sentences before the asking one, the asking sentence)."""
     sentences = _sentences_of(question)

@@ -616,6 +616,47 @@ def _of_the_asked_kind(name: str, expectation: Expectation, shape: Shape | None)
     return bool(expectation.head) and expectation.head in identifier_parts(name)
 
 
+def _bridge_hop(
+    context: str,
+    asking: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    similarities: Callable[[str, list[str]], list[float]] | None,
+) -> tuple[Ranked, Expectation] | None:
+    """The unit that states the context best, with what the context was read as asking:
+    the thing the asking clause points back at ("that program") is a name of its kind."""
+    named = expect(context)
+    noun = stem(pointed_noun(asking))
+    if noun in NAMED_THINGS and not named.head:  # "… that same program": a program's name
+        kind = "identifier" if named.kind == "phrase" else named.kind
+        named = replace(named, kind=kind, head=noun)
+    first = rank(context, evidence, vocabulary, named, similarities)
+    if not first:
+        return None
+    # the bridge is chosen like an answer: "X has a default provider" is bridged by the
+    # passage that marks one as the default, not by the one repeating most words
+    return _stated_instead(first[0], named, first, context), named
+
+
+def bridge_name(
+    context: str,
+    asking: str,
+    evidence: list[Evidence],
+    vocabulary: Vocabulary,
+    similarities: Callable[[str, list[str]], list[float]] | None = None,
+) -> str | None:
+    """The name of the thing the asking clause points back at, when a passage states it
+    outright (the Program cell of the row the context describes), else None: a guess
+    from the nearest words would send the next search after the wrong thing."""
+    found_hop = _bridge_hop(context, asking, evidence, vocabulary, similarities)
+    if found_hop is None:
+        return None
+    hop, named = found_hop
+    if hop.span is None or not _states_answer(hop.span, named, context):
+        return None
+    return hop.span.text
+
+
 def compose_bridged(
     context: str,
     asking: str,
@@ -631,17 +672,10 @@ def compose_bridged(
     Ranked against the whole question, the first hop's unit wins (it repeats most of
     the question's words) and the reader gets the bridge instead of the answer.
     """
-    named = expect(context)
-    noun = stem(pointed_noun(asking))
-    if noun in NAMED_THINGS and not named.head:  # "… that same program": a program's name
-        kind = "identifier" if named.kind == "phrase" else named.kind
-        named = replace(named, kind=kind, head=noun)
-    first = rank(context, evidence, vocabulary, named, similarities)
-    if not first:
+    found_hop = _bridge_hop(context, asking, evidence, vocabulary, similarities)
+    if found_hop is None:
         return None
-    # the bridge is chosen like an answer: "X has a default provider" is bridged by the
-    # passage that marks one as the default, not by the one repeating most words
-    hop = _stated_instead(first[0], named, first, context)
+    hop, named = found_hop
     if hop.span is not None and _states_answer(hop.span, named, context):
         # "`google` (default)": the value alone; its unit's other words name the rest
         bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]

@@ -13,8 +13,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
-from agentcycle.agent.research.classify import classify, parse_choices
+from agentcycle.agent.research.answer_type import split_bridge
+from agentcycle.agent.research.classify import classify, parse_choices, with_pointed_named
 from agentcycle.agent.research.comparison import split_comparison
+from agentcycle.agent.research.compose import bridge_name
 from agentcycle.agent.research.evaluate import next_step_question, route, step_status
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.references import follow
@@ -231,10 +233,24 @@ def after_evaluate(state: ResearchState) -> str:
     return route(state["question_type"], state["steps"], state["iteration"], _config(state))
 
 
+def _bridged_step(state: ResearchState, tools: ResearchTools) -> str | None:
+    """After the first step of a two-hop question ("… the Tier 3 probe runs a single
+    program. What category does programs.yaml assign to that program?"): the asking
+    clause with the program its passages name, so the second search looks for that
+    program's row, not for more words like the first step's."""
+    bridged = split_bridge(state["objective"])
+    if bridged is None or len(state["steps"]) != 1:
+        return None
+    read = state["evidence"]
+    evidence = [read[c] for c in state["steps"][0].evidence_ids if c in read]
+    name = bridge_name(*bridged, evidence, tools.vocabulary(), tools.text_similarities)
+    return with_pointed_named(bridged[1], name) if name else None
+
+
 def replan_node(state: ResearchState, config: RunnableConfig) -> Update:
     """Add the next step, or nothing (then synthesis follows)."""
     tools = _tools(config)
-    question = next_step_question(
+    question = _bridged_step(state, tools) or next_step_question(
         state["objective"], state["steps"], state["evidence"], tools.vocabulary()
     )
     if question is None:
