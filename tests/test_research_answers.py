@@ -25,6 +25,7 @@ from agentcycle.agent.research.compare import compose_comparison
 from agentcycle.agent.research.comparison import Comparison, split_comparison
 from agentcycle.agent.research.compose import (
     Composition,
+    bridge_name,
     compose,
     compose_bridged,
     compose_pair,
@@ -2843,3 +2844,41 @@ def test_a_command_line_setting_is_answered_by_the_whole_assignment() -> None:
     )
     composed = _composed_over(question, hits, "other words about queues")
     assert composed is not None and composed.direct == "skip_robots=strict"
+
+
+def _bridge_over(context: str, asking: str, *texts: str) -> str | None:
+    """`bridge_name` over one passage per text, with a vocabulary of their words."""
+    hits = [
+        Evidence(chunk_id=f"c{i}", file=f"f{i}.md", heading="H", text=text)
+        for i, text in enumerate(texts)
+    ]
+    vocabulary = Vocabulary.from_texts([*texts, "other words", "more other words"])
+    return bridge_name(context, asking, hits, vocabulary)
+
+
+def test_the_bridge_is_named_only_where_a_passage_names_it_for_the_context() -> None:
+    """The next search asks for the bridge by name, so only a name a passage gives for
+    the context counts: the key the context's value is bound to (a compound name, not a
+    scale's word), a code name the context's own example states, never a row that shares
+    no words with the context."""
+    keyed = _bridge_over(
+        "The crawl schema example sets a stop condition to 0.85.",
+        "In which stage is that stop condition checked?",
+        '"stop_conditions": { "link_score_target": 0.85, "after_page": 10 }',
+        "thresholds: excellent: 0.95 acceptable: 0.85",
+    )
+    assert keyed == "link_score_target"
+    example = _bridge_over(
+        "In the guide's robots-check example, the crawler stops after a single program.",
+        "Which done strategy does that program use?",
+        '{ "stop_conditions": { "after_program": "crawl.fetch_robots" }, "constraints": '
+        '[ "Fetch the robots file to check the example site." ] }',
+        "| `rank_links` | rank_links | Ranking completed |",
+    )
+    assert example == "crawl.fetch_robots"
+    unrelated = _bridge_over(
+        "In the guide's robots-check example, the crawler stops after a single program.",
+        "Which done strategy does that program use?",
+        "| Program | Flag | Log line |\n|---|---|---|\n| `rank_links` | rank_links | Ranked |",
+    )
+    assert unrelated is None

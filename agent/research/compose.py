@@ -605,6 +605,12 @@ def _on_topic(unit: Scored, lead: Scored, expectation: Expectation) -> bool:
     return len(named) == len(expectation.focus)
 
 
+BRIDGE_COVERAGE = 0.25  # lexical coverage of the context a named bridge's unit needs
+# … and one that no table or binding states, only names (`"after_program":
+# "phenix.xtriage"` in the example the context describes): a code name, from a unit
+# that covers the context well
+BRIDGE_NAMED_COVERAGE = 0.4
+_CODE_NAME = re.compile(r"^[\w-]+[._][\w.-]+$")
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
 
 
@@ -638,6 +644,23 @@ def _bridge_hop(
     return _stated_instead(first[0], named, first, context), named
 
 
+_CONTEXT_VALUE = re.compile(r"\b(?:to|of|at|=)\s+(\d+(?:\.\d+)?)\b(?!\s*%)")
+
+
+def _key_of_value(context: str, evidence: list[Evidence]) -> str | None:
+    """The one key a passage binds to the value the context quotes ("sets a stop
+    condition to 0.70" and `"map_cc_target": 0.70`), or None when none or several do."""
+    quoted = _CONTEXT_VALUE.search(context)
+    if quoted is None:
+        return None
+    value = re.escape(quoted.group(1))
+    binding = re.compile(rf"[`\"']?([A-Za-z_][\w.]*)[`\"']?\s*[:=]\s*[`\"']?{value}(?![\d.])")
+    keys = {m.group(1) for hit in evidence for m in binding.finditer(hit.text)}
+    if len(keys) > 1:  # `acceptable: 0.70` in a scale beside `"map_cc_target": 0.70`
+        keys = {key for key in keys if "_" in key}  # a setting's name is a compound
+    return keys.pop() if len(keys) == 1 else None
+
+
 def bridge_name(
     context: str,
     asking: str,
@@ -648,12 +671,25 @@ def bridge_name(
     """The name of the thing the asking clause points back at, when a passage states it
     outright (the Program cell of the row the context describes), else None: a guess
     from the nearest words would send the next search after the wrong thing."""
+    keyed = _key_of_value(context, evidence)
+    if keyed is not None:  # "the example sets a stop condition to 0.70": `map_cc_target`
+        return keyed
     found_hop = _bridge_hop(context, asking, evidence, vocabulary, similarities)
     if found_hop is None:
         return None
     hop, named = found_hop
-    if hop.span is None or not _states_answer(hop.span, named, context):
+    if hop.span is None:
         return None
+    # how much of the context the unit and its headings tell ("| Static | `x` |" under
+    # "Robots probe" for "the robots probe for static sites")
+    where = f"{hop.unit.evidence.context}\n{hop.unit.text}"
+    told = max(hop.features[0], coverage(content_terms(context), where, vocabulary))
+    if told < BRIDGE_COVERAGE:
+        return None  # a Program cell of a row that shares no words with the context
+    stated = _states_answer(hop.span, named, context)
+    named_well = told >= BRIDGE_NAMED_COVERAGE and _CODE_NAME.search(hop.span.text)
+    if not stated and not named_well:
+        return None  # a guess from the nearest words would search for the wrong thing
     return hop.span.text
 
 

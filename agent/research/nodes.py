@@ -234,17 +234,23 @@ def after_evaluate(state: ResearchState) -> str:
 
 
 def _bridged_step(state: ResearchState, tools: ResearchTools) -> str | None:
-    """After the first step of a two-hop question ("… the Tier 3 probe runs a single
-    program. What category does programs.yaml assign to that program?"): the asking
-    clause with the program its passages name, so the second search looks for that
-    program's row, not for more words like the first step's."""
+    """The next step of a two-hop question ("… the Tier 3 probe runs a single program.
+    What category does programs.yaml assign to that program?"): the asking clause with
+    the program the passages read so far name, so the search looks for that program's
+    row; while no passage names it, the context sentence alone, to find it. None when
+    both were asked (the generic replanning goes on)."""
     bridged = split_bridge(state["objective"])
-    if bridged is None or len(state["steps"]) != 1:
+    if bridged is None:
         return None
+    context, asking = bridged
+    asked = {step.question for step in state["steps"]}
     read = state["evidence"]
-    evidence = [read[c] for c in state["steps"][0].evidence_ids if c in read]
-    name = bridge_name(*bridged, evidence, tools.vocabulary(), tools.text_similarities)
-    return with_pointed_named(bridged[1], name) if name else None
+    evidence = [read[c] for c in dict.fromkeys(c for s in state["steps"] for c in s.evidence_ids)]
+    name = bridge_name(context, asking, evidence, tools.vocabulary(), tools.text_similarities)
+    if name:
+        named = with_pointed_named(asking, name)
+        return named if named not in asked else None
+    return context if context not in asked else None
 
 
 def replan_node(state: ResearchState, config: RunnableConfig) -> Update:
