@@ -27,7 +27,7 @@ AnswerType = Literal[
 
 _QUANTITY_NOUNS = (
     r"value|values|number|numbers|percentage|percent|fraction|threshold|thresholds|tolerance|"
-    r"cutoff|cut-off|limit|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
+    r"cutoff|cut-off|limit|cap|caps|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
     r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window|"
@@ -329,6 +329,10 @@ _FOCUS_STOP = STOPWORDS | {
     "value",
     "values",
     "number",
+    # "the maximum amount of citation text": how much, of what the phrase after "of" names
+    "amount",
+    "quantity",
+    "cap",  # "DocuChat's cap on reprompts": a maximum, which a passage writes MAX_REPROMPTS
     "name",
     "maximum",
     "minimum",

@@ -29,6 +29,24 @@ def _shown(value: float) -> str:
     return f"{value:g}"
 
 
+def _compared(comparison: Comparison, first: Composition, second: Composition) -> str:
+    """The first line of a computed comparison; '' when a side gives no number."""
+    assert first.span is not None and second.span is not None
+    a, b = _value(first.span.text), _value(second.span.text)
+    if a is None or b is None:
+        return ""
+    if comparison.operation == "difference":
+        return f"{_shown(abs(a - b))} ({first.direct} vs {second.direct})"
+    if comparison.operation == "same":
+        return f"Yes (both {first.direct})" if a == b else f"No ({first.direct} vs {second.direct})"
+    pick_first = (a >= b) if comparison.operation == "larger" else (a <= b)
+    chosen, other = (first, second) if pick_first else (second, first)
+    name = comparison.names[0 if pick_first else 1]
+    if name:  # "which has the lower cap, A or B": the one picked, then both values
+        return f"{name} ({chosen.direct} vs {other.direct})"
+    return f"{chosen.direct} (vs {other.direct})"
+
+
 def compose_comparison(
     comparison: Comparison,
     evidence: tuple[list[Evidence], list[Evidence]],
@@ -54,15 +72,12 @@ def compose_comparison(
     )
     if first is None or second is None or first.span is None or second.span is None:
         return None
-    a, b = _value(first.span.text), _value(second.span.text)
-    if a is None or b is None:
-        return None
-    if comparison.operation == "difference":
-        direct = f"{_shown(abs(a - b))} ({first.direct} vs {second.direct})"
+    if comparison.operation == "both":  # shown side by side, whatever their kind
+        direct = f"{first.direct} vs {second.direct}"
     else:
-        pick_first = (a >= b) if comparison.operation == "larger" else (a <= b)
-        chosen, other = (first, second) if pick_first else (second, first)
-        direct = f"{chosen.direct} (vs {other.direct})"
+        direct = _compared(comparison, first, second)
+        if not direct:
+            return None
     lead = second.units[0]
     units = [*first.units[:1], *(u for u in [lead] if u.text != first.units[0].text)]
     return replace(
@@ -72,4 +87,5 @@ def compose_comparison(
         cited=units,
         focus_missing=[*first.focus_missing, *second.focus_missing],
         given_for_others=False,
+        compared=True,
     )

@@ -1,6 +1,9 @@
 """What a question that compares two facts asks: "how many more reprompts does A allow
 than B?" is two questions ("how many reprompts does A allow?", "what is B?") and a
-difference; "which threshold is higher: A's or B's?" two questions and a choice.
+difference; "which threshold is higher: A's or B's?" and "which has the lower cap, A or
+B?" two questions and a choice; "how many results does A return, compared with B?" and
+"how many does A make, and how many does B?" two questions whose answers are shown side
+by side; "is A the same number as B?" two questions and a yes or no.
 
 Read before planning (each side gets its own retrieval step, often in another
 document) and before answering (`compare.compose_comparison`).
@@ -12,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Operation = Literal["difference", "larger", "smaller"]
+Operation = Literal["difference", "larger", "smaller", "both", "same"]
 
 # "how many more reprompts does A allow than B", "how much longer is A than B"
 _HOW_MANY_MORE = re.compile(
@@ -29,10 +32,46 @@ _WHICH_IS = re.compile(
     r"\s*(?:\?|$)",
     re.IGNORECASE,
 )
+# "which has the lower loop-iteration cap, A or B(, and what are the two caps)?"
+_WHICH_HAS = re.compile(
+    r"\bwhich(?:\s+(?:one|of\s+(?:the\s+)?(?:two|them|these|those)))?\s+(?:has|uses|allows|"
+    r"sets|gives|keeps|permits|returns|takes|makes)\s+(?:the\s+|a\s+)?(?P<degree>higher|larger|"
+    r"bigger|greater|lower|smaller|longer|shorter|more|fewer)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
+    r"(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?,;]+?)\s*(?:[,;]\s*and\b[^?]*)?(?:\?|$)",
+    re.IGNORECASE,
+)
+# "how many results does A return, compared with B's web_search?"
+_COMPARED_WITH = re.compile(
+    r"^(?P<ask>.+?)[,;]?\s+(?:(?:as\s+)?compared\s+(?:with|to)|versus|vs\.?|as opposed to)\s+"
+    r"(?P<second>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "how many queries does A produce, and how many does B produce?"
+_AND_HOW_MANY = re.compile(
+    r"^(?P<ask>.*?\bhow many\s+(?P<noun>.+?)\s+(?:in total\s+)?(?P<aux>does|do|did|can|will|"
+    r"would)\s+.+?)[,;]?\s+and\s+how many(?:\s+(?:does|do|did|can|will|would))?\s+"
+    r"(?P<second>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "is DocuChat's cap on reprompts the same number as the count after which …?"
+_SAME_AS = re.compile(
+    r"^\s*(?:is|are)\s+(?P<first>.+?)\s+(?:the\s+same(?:\s+(?:number|value|count|limit|"
+    r"setting))?\s+as|equal\s+to|identical\s+to)\s+(?P<second>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+# where the subject of "how many N does SUBJECT verb" or "what is the N of SUBJECT" stands
+_COUNTED_SUBJECT = re.compile(
+    r"(?P<lead>\bhow many\s+.+?\s+(?:does|do|did|can|will|would)\s+)(?P<subject>.+?)"
+    r"(?P<verb>\s+[a-z]+(?:\s+(?:by default|at most|in total|at once))?)$",
+    re.IGNORECASE,
+)
+_OF_SUBJECT = re.compile(
+    r"(?P<lead>\bwhat(?: is|'s) the\s+.+?\s+(?:of|for|in)\s+)(?P<subject>.+)$", re.I
+)
 _SMALLER = {"lower", "smaller", "shorter", "fewer", "less"}
 # a side that names its own quantity ("the maximum number of retries") is asked as is
 _NAMES_A_QUANTITY = re.compile(
-    r"\b(?:number|count|maximum|minimum|limit|value|threshold|score|size|budget)\b",
+    r"\b(?:number|count|maximum|minimum|limit|value|threshold|score|size|budget|cap)\b",
     re.IGNORECASE,
 )
 
@@ -42,6 +81,9 @@ class Comparison:
     operation: Operation
     first: str  # the question each side asks on its own
     second: str
+    # the two things compared, as the question names them ("DocuChat Agent Mode"): a
+    # "which has the lower cap" answer names the one it picks
+    names: tuple[str, str] = ("", "")
 
 
 def split_comparison(question: str) -> Comparison | None:
@@ -61,6 +103,39 @@ def split_comparison(question: str) -> Comparison | None:
             _side_question(noun, which["first"]),
             _side_question(noun, which["second"]),
         )
+    has = _WHICH_HAS.search(text)
+    if has is not None:
+        operation = "smaller" if has["degree"].lower() in _SMALLER else "larger"
+        noun, sides = has["noun"].strip(), (has["first"].strip(), has["second"].strip())
+        return Comparison(
+            operation, *(f"What is the {noun} of {side}?" for side in sides), names=sides
+        )
+    return _side_by_side(text)
+
+
+def _side_by_side(text: str) -> Comparison | None:
+    """The forms that ask for both values ("A, compared with B"; "how many does A …, and
+    how many does B …") or whether they are equal ("is A the same number as B?")."""
+    same = _SAME_AS.search(text)
+    if same is not None:
+        return Comparison(
+            "same", _side_question("", same["first"]), _side_question("", same["second"])
+        )
+    pair = _AND_HOW_MANY.search(text)
+    if pair is not None:
+        second = f"How many {pair['noun']} {pair['aux']} {pair['second']}?"
+        return Comparison("both", f"{pair['ask'].strip()}?", second)
+    compared = _COMPARED_WITH.search(text)
+    if compared is None:
+        return None
+    ask, other = compared["ask"].strip().rstrip(",;"), compared["second"].strip()
+    for form in (_COUNTED_SUBJECT, _OF_SUBJECT):
+        subject = form.search(ask)
+        if subject is not None:
+            second = ask[: subject.start("subject")] + other + ask[subject.end("subject") :]
+            return Comparison("both", f"{ask}?", f"{second[0].upper()}{second[1:]}?")
+    if _NAMES_A_QUANTITY.search(other):  # "…, compared with the mirror's retry limit"
+        return Comparison("both", f"{ask}?", _side_question("", other))
     return None
 
 

@@ -105,6 +105,7 @@ class Composition:
     given_for_others: bool = False  # counts or items like the asked one, never the asked one
     cited: list[Scored] | None = None  # the units shown as evidence; None: all of `units`
     unbound_setting: str = ""  # the named setting whose default no good unit states
+    compared: bool = False  # two sides composed each over its own question (`compare`)
 
     def citable(self) -> list[Scored]:
         """The evidence to show. Refusal checks read all of `units`, so leaving an

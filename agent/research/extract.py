@@ -1291,6 +1291,12 @@ def from_sentence(
         # a number names no program or model ("max_refine_cycles=1" for "which program")
         if kind != "default":
             bound_here = {at: v for at, v in bound_here.items() if not _NUMBER.fullmatch(v)}
+        # a name the question writes may also be a key elsewhere in the unit ('"A": ["B"],
+        # "C": ["A"]'): only where the asked name binds it does it answer
+        bound_texts = {text.lower() for text in bound_here.values()}
+        candidates = [
+            c for c in candidates if c[0].lower() not in bound_texts or c[1] in bound_here
+        ]
         candidates += [(text, at, 1.0) for at, text in bound_here.items()]
     if expectation.head and kind != "number":
         candidates += _head_modifier_words(unit, expectation.head)

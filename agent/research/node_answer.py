@@ -271,6 +271,10 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     expectation, composed = _composition(question, evidence, tools, cfg.answer_sentences, sides)
     first_hop = resolved.evidence if resolved else None
     support = _support(state, _units(composed), evidence, tools, first_hop)
+    if composed is not None and composed.compared:
+        # each side was asked on its own: the whole question's words are split between
+        # two passages, so each side's step is judged by how well it covers its own
+        support = max(support, min(s.support for s in state["steps"][:2]))
     if resolved is None and not (_answers(composed) and support >= cfg.min_support):
         # A step judged failed may still hold the answer's passage (the bridge's row in
         # another file's table covers few of the question's words): read its passages

@@ -230,6 +230,10 @@ def evaluate_node(state: ResearchState, config: RunnableConfig) -> Update:
 def after_evaluate(state: ResearchState) -> str:
     if any(s.status == "pending" for s in state["steps"]):
         return "execute"  # a planned step not yet run (the other side of a comparison)
+    if split_comparison(state["objective"]) is not None and all(
+        s.status == "completed" for s in state["steps"]
+    ):
+        return "synthesize"  # each side found its passage: more steps would only dilute
     return route(state["question_type"], state["steps"], state["iteration"], _config(state))
 
 
