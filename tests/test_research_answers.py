@@ -3011,3 +3011,31 @@ def test_side_by_side_answers_show_both_values_and_name_the_one_picked() -> None
     three = mirror.model_copy(update={"text": mirror.text.replace("5", "3")})
     agreed = compose_comparison(Comparison("same", *sides), ([crawler], [three]), vocabulary)
     assert agreed is not None and agreed.direct == "Yes (both 3)"
+
+
+def test_a_constant_answers_when_its_name_or_comment_writes_what_is_asked() -> None:
+    """Of constants whose names the question spells alike, the one whose inline comment
+    writes the asked words (`QUEUE_MAX_ITEMS = 40 # Max pages in queue`) answers, and its
+    own number is no count of another thing; a constant glossed with its value in
+    parentheses binds it, and one that shares only the premise's words ("followed",
+    "link") answers nothing about a relevance score."""
+    constants = (
+        "QUEUE_MAX_ITEMS = 40          # Max pages in queue\n"
+        "LINK_FOLLOW_DEPTH = 2         # Max nesting levels\n"
+        "MAX_RETRIES_PER_PAGE = 3      # Prevent loops"
+    )
+    rule = "- Keep only if score > LINK_RELEVANCE_THRESHOLD (0.4)"
+    hits = [
+        Evidence(chunk_id="k", file="crawl.md", heading="Crawler > Limits", text=constants),
+        Evidence(chunk_id="r", file="crawl.md", heading="Crawler > Relevance", text=rule),
+    ]
+    pages = _composed_over(
+        "What is the maximum number of pages allowed in the crawler's queue?", hits, "other"
+    )
+    assert pages is not None and pages.direct.startswith("40") and not pages.given_for_others
+    score = _composed_over(
+        "What relevance score must a nested link from a followed page exceed to be kept?",
+        hits,
+        "other words",
+    )
+    assert score is not None and score.direct.startswith("0.4")

@@ -36,6 +36,7 @@ from agentcycle.agent.research.clean import (
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
+    NAMED_BINDING,
     asked_label,
     asked_name,
     asked_unit,
@@ -300,8 +301,10 @@ def _only_others_given(
         return any(lists_only_other_items(r.unit.text, label) for r in ranked[:COUNT_SEARCH])
     if expectation.kind != "number":
         return False
-    if lead.span is not None and lead.span.how.startswith(COUNTED):
-        return False
+    if lead.span is not None and (
+        lead.span.how.startswith(COUNTED) or lead.span.how.endswith(NAMED_BINDING)
+    ):
+        return False  # "TODO_MAX_ITEMS = 15 # Max tasks": its own count, not another's
     nouns = asked_unit(question)
     return bool(nouns) and any(
         counts_only_other_names(r.unit.text, question, nouns) for r in ranked[:COUNT_SEARCH]
@@ -363,7 +366,7 @@ def _value_of_another_name(question: str, expectation: Expectation, lead: Ranked
     span = lead.span
     if expectation.kind != "number" or span is None or not expectation.focus:
         return False
-    if span.how.startswith((BOUND, COUNTED, COUNTED_LIST)):
+    if span.how.startswith((BOUND, COUNTED, COUNTED_LIST)) or span.how.endswith(NAMED_BINDING):
         return False
     text = lead.unit.text
     at = text.find(span.text)

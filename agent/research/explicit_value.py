@@ -22,6 +22,7 @@ from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
 
 BOUND = "value bound to"  # Span.how prefixes: compose prefers these spans
 COUNTED = "count of the asked unit"
+NAMED_BINDING = "bound to a name the question writes or spells"  # … a Span.how suffix
 
 _QUESTION_NAME = re.compile(
     r"`([^`\s]{3,60})`|(?<![\w.])(_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w])"
@@ -264,22 +265,58 @@ def _spelled(part: str, words: AbstractSet[str]) -> bool:
     )
 
 
+_INLINE_COMMENT = re.compile(r"\s*#\s*([^#\n]*?)(?=\s+[A-Za-z_]\w*\s*=|\n|$)")
+_GLOSSED_CONSTANT = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # REFERENCE_RELEVANCE_THRESHOLD
+COMMENT_WORD = 0.1  # per question word a constant's inline comment writes, to break ties
+
+
+def _comment_after(unit: str, name_end: int) -> str:
+    """The inline comment of the line a name is assigned on ('# Max tasks in list')."""
+    value_end = re.match(r"[^#\n]*", unit[name_end:])
+    start = name_end + (value_end.end() if value_end else 0)
+    comment = _INLINE_COMMENT.match(unit, start)
+    return comment.group(1) if comment else ""
+
+
+def _spelled_share(
+    unit: str, match: re.Match[str], words: AbstractSet[str], focus: AbstractSet[str]
+) -> float:
+    """How well the question spells a constant: the share of its parts written in words,
+    and, when the question's focus is known, nothing unless the name or its inline
+    comment writes a focus word ("which relevance score": REFERENCE_FOLLOW_DEPTH shares
+    the premise's "followed reference", not what is asked); the comment's words break ties
+    (TODO_MAX_ITEMS "# Max tasks in list" against MAX_ITERATIONS_PER_TASK)."""
+    parts = [p.lower() for p in match.group(0).split("_") if content_terms(p)]
+    written = [p for p in parts if _spelled(p, words)]
+    share = len(written) / len(parts) if parts else 0.0
+    if share < SPELLED_SHARE:
+        return 0.0
+    comment = content_terms(_comment_after(unit, match.end()))
+    if focus and not any(_spelled(p, focus) for p in parts) and not set(comment) & focus:
+        return 0.0
+    return share + COMMENT_WORD * len(set(comment) & words)
+
+
 def values_bound_to_question_names(
-    unit: str, question: str, words: AbstractSet[str], numeric: bool = False
+    unit: str,
+    question: str,
+    words: AbstractSet[str],
+    numeric: bool = False,
+    focus: AbstractSet[str] = frozenset(),
 ) -> dict[int, str]:
     """The unit's values bound to a name the question names, by where they start (or one
     character later, past an opening quote):
     `"phenix.resolve_cryo_em": ["ncs_file"]` for "which parameter … for
     phenix.resolve_cryo_em" (the value, not the table's name, answers), and a name whose
     parts the question spells in words (`EMBED_TIMEOUT = getenv("EMBED_TIMEOUT", "120")`
-    for "the timeout for embedding requests"; `words`: the question's words and their stems)."""
+    for "the timeout for embedding requests"; `words`: the question's words and their
+    stems; `focus`: the stems of what it asks for). A constant glossed with its value in
+    parentheses ("REFERENCE_RELEVANCE_THRESHOLD (0.6)") binds it too."""
     names = set(code_names_in(question))
     spelled: dict[str, float] = {}  # of PLAN_TIMEOUT and EMBED_TIMEOUT, the best spelled
     for match in _UNIT_CONSTANT.finditer(unit):
-        parts = [p.lower() for p in match.group(0).split("_") if content_terms(p)]
-        written = [p for p in parts if _spelled(p, words)]
-        share = len(written) / len(parts) if parts else 0.0
-        if share >= SPELLED_SHARE:
+        share = _spelled_share(unit, match, words, focus)
+        if share > spelled.get(match.group(0), 0.0):
             spelled[match.group(0)] = share
     names |= {name for name, share in spelled.items() if share == max(spelled.values())}
     found: dict[int, str] = {}
@@ -288,7 +325,9 @@ def values_bound_to_question_names(
         if hit is None:
             continue
         end = unit.lower().rfind(name.lower(), 0, hit[1]) + len(name)
-        if _ASSIGNED.fullmatch(unit, end, hit[1]):  # not "multi_hop (6/6)": prose
+        between = unit[end : hit[1]]
+        glossed = _GLOSSED_CONSTANT.fullmatch(name) and re.fullmatch(r"\s*\(\s*", between)
+        if _ASSIGNED.fullmatch(unit, end, hit[1]) or glossed:  # not "multi_hop (6/6)": prose
             found[hit[1]] = found[hit[1] + 1] = hit[0]
     return found
 

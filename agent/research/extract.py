@@ -37,6 +37,7 @@ from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
+    NAMED_BINDING,
     WORD_NUMBER,
     asked_label,
     asked_name,
@@ -1275,7 +1276,7 @@ def from_sentence(
     asks_elapsed = kind == "number" and bool(_ASKS_ELAPSED.search(asking))
     asks_target = bool(ASKS_MAPPED_TARGET.search(question))
     bound_here = values_bound_to_question_names(
-        unit, question, question_terms, numeric=kind == "number"
+        unit, question, question_terms, numeric=kind == "number", focus=set(expectation.focus)
     )
     key_named = kind == "identifier" and expectation.head in _KEY_HEADS
     key_words = frozenset(terms) - {expectation.head, *modifiers} if key_named else frozenset()
@@ -1405,7 +1406,8 @@ def from_sentence(
         if best is None or score > best.score:
             if kind == "number" and text.isdigit():  # "2-space indentation": the 2 is of spaces
                 text += _unit_joined(unit, position + len(text))
-            best = Span(text.rstrip(".,;:"), score, f"span of type {kind}")
+            how = f"span of type {kind}" + (f", {NAMED_BINDING}" if position in bound_here else "")
+            best = Span(text.rstrip(".,;:"), score, how)
     return best
 
 
