@@ -3039,3 +3039,13 @@ def test_a_constant_answers_when_its_name_or_comment_writes_what_is_asked() -> N
         "other words",
     )
     assert score is not None and score.direct.startswith("0.4")
+
+
+def test_at_least_what_asks_a_number_and_a_counted_plural_with_modifiers_a_list() -> None:
+    """ "… is at least what?" asks for the bound; "which three reactive recovery
+    'shapes'" asks for three things, which a parenthesised enumeration of three gives."""
+    assert expect("The cache keeps a page only if its score is at least what?").kind == "number"
+    question = "Which three reactive recovery \"shapes\" does the crawler's write-up list?"
+    assert expect(question).kind == "list"
+    unit = 'The strip_link kind closes one of three recovery "shapes" (add, select, strip).'
+    assert _extracted(unit, question) == "add, select, strip"

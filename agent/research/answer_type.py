@@ -38,7 +38,8 @@ _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
     r"strict|confident|fast|slow)|what (percentage|fraction)|"
     # "under what threshold", but "under what licence" asks for a name
-    r"(below|above|under|over|at|to|from|within) what\b(?!\s+(?:licen[cs]es?|terms|names?|"
+    r"(below|above|under|over|at|to|from|within|at least|at most|"
+    r"no (?:more|less|fewer) than) what\b(?!\s+(?:licen[cs]es?|terms|names?|"
     r"conditions?|circumstances|headings?|sections?|categor(?:y|ies)|labels?)\b)|"
     r"(roughly|approximately) how|"
     # "what is the most retreats it permits": the most of a plural is a count
@@ -94,7 +95,9 @@ _LIST_Q = re.compile(
     r"accept|list|include|contain|prefer|require|use|need|share|can|could|must|should|may)\b"
     r"|^list\b|\blist (all|the|every)\b"
     # "into which four intents", "what three stages": a count of plural things is a list
-    r"|\b(which|what) (two|three|four|five|six|seven|eight|nine|ten) [a-z_-]+s\b",
+    # … also with modifiers before the plural: "which three reactive recovery 'shapes'"
+    r"|\b(which|what) (two|three|four|five|six|seven|eight|nine|ten|[2-9]) "
+    r"(?:[\w-]+ ){0,3}[\"'“]?[a-z_-]+s\b",
     re.IGNORECASE,
 )
 _WH = re.compile(

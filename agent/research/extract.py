@@ -204,19 +204,25 @@ COUNTED_LIST = "list of the count asked"  # Span.how of a list as long as the co
 TAKEN = "what the asked verb takes"  # Span.how of "detected that …" for "what did it detect"
 # "solve/solve_constrained/task/tutorial": items written joined by slashes
 _SLASH_LIST = re.compile(r"(?<![\w/.])[A-Za-z_][\w-]*(?:/[A-Za-z_][\w-]*)+(?![\w/.])")
-_ASKED_COUNT = re.compile(r"\b(?:which|what)\s+(\w+)\s+[a-z_-]+s\b", re.IGNORECASE)
+_ASKED_COUNT = re.compile(
+    r"\b(?:which|what)\s+(\w+)\s+(?:[\w-]+\s+){0,3}[\"'“]?[a-z_-]+s\b", re.IGNORECASE
+)  # "which four intents", "which three reactive recovery 'shapes'"
 
 
 def _asked_count(question: str) -> int | None:
     """How many things "which four intents" asks for (None below two, or no count)."""
     asked = _ASKED_COUNT.search(question)
-    count = _WORD_VALUES.get(asked.group(1).lower()) if asked else None
+    word = asked.group(1).lower() if asked else ""
+    count = int(word) if word.isdigit() else _WORD_VALUES.get(word)
     return count if count and count >= 2 else None
 
 
 # "{version, defaults_fingerprint, started_at}", "[map_file, input_map_file]": names
 # enumerated inside braces or brackets, as code writes a set, dict or list of them
 _BRACED_LIST = re.compile(r"[{\[]\s*([\w.\-\"']+(?:\s*,\s*[\w.\-\"']+)+)\s*[}\]]")
+# a parenthesised enumeration of short items, each one to three words
+_PAREN_LIST = re.compile(r"\(([^()]{3,120},[^()]*)\)")
+_SHORT_ITEM = re.compile(r"[\w.-]+(?: [\w.-]+){0,2}")
 
 
 def _enumerated_list(unit: str, question: str) -> list[str]:
@@ -233,6 +239,10 @@ def _enumerated_list(unit: str, question: str) -> list[str]:
     for match in _BRACED_LIST.finditer(unit):
         items = [item.strip().strip("\"'") for item in match.group(1).split(",")]
         if len(items) == count and all(items):
+            return items
+    for match in _PAREN_LIST.finditer(unit):  # 'three recovery "shapes" (add, select, strip)'
+        items = [re.sub(r"^(?:and|or)\s+", "", i.strip()) for i in match.group(1).split(",")]
+        if len(items) == count and all(_SHORT_ITEM.fullmatch(item) for item in items):
             return items
     return []
 
