@@ -3049,3 +3049,23 @@ def test_at_least_what_asks_a_number_and_a_counted_plural_with_modifiers_a_list(
     assert expect(question).kind == "list"
     unit = 'The strip_link kind closes one of three recovery "shapes" (add, select, strip).'
     assert _extracted(unit, question) == "add, select, strip"
+
+
+def test_a_singular_nouns_s_verb_ends_the_asked_phrase() -> None:
+    """ "Which endpoint *streams* live page updates": after a singular noun, an -s word
+    that takes an object (or "that") is its verb, so the endpoint is asked for; before an
+    auxiliary it is a plural noun ("which recovery *shapes* does"), and "analysis" or
+    "status" never are -s forms."""
+    assert expect("Which crawler endpoint streams live page updates to the browser?").head == (
+        "endpoint"
+    )
+    assert expect("Which test file checks that the fetcher retries?").head == "file"
+    assert expect("Which three reactive recovery shapes does the write-up list?").head == "shap"
+    assert expect("Which link analysis tool runs first?").head == "tool"
+
+
+def test_a_release_name_measures_nothing_unless_a_version_is_asked() -> None:
+    """ "Crawl guard (v120): …" gives no answer to "how far may the angles differ"."""
+    question = "When the crawl guard compares two pages, how far may their scores differ?"
+    assert _extracted("**Crawl guard (v120):** two fixes stop a duplicate page.", question) is None
+    assert _extracted("Released in v120 with the guard.", "In which version was the guard added?")

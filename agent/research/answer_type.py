@@ -588,6 +588,23 @@ def _verb_before_object(word: str, following: list[str]) -> bool:
     )
 
 
+_NOT_PLURAL_ENDINGS = ("ss", "is", "us")  # "analysis", "status", "access": no -s form
+
+
+def _verb_by_agreement(noun: str, word: str, following: list[str]) -> bool:
+    """Whether `word` is the verb of the singular `noun` before it, by its -s ending and
+    the content word it takes ("which endpoint *streams* real-time updates"); before an
+    auxiliary it is a plural noun ("which recovery *shapes* does it list")."""
+    if noun.endswith("s") or not word.endswith("s") or word.endswith(_NOT_PLURAL_ENDINGS):
+        return False
+    if not following:
+        return False
+    after = following[0].strip("?,.;:()'\"").lower()
+    if after in {"that", "whether"}:
+        return True  # "which test file *checks* that …"
+    return bool(after) and after not in _VERBS and after not in STOPWORDS
+
+
 def _plural_subjects_verb(phrase: list[str], word: str, following: list[str]) -> bool:
     """ "how many tests *belong* to": right after the plural noun counted, a bare word
     before a preposition or determiner is its verb, not another noun."""
@@ -710,6 +727,8 @@ def head_noun(clause: str) -> str:
             break
         if phrase and _verb_before_object(bare, words[index + 1 : index + 2]):
             break  # "which rule *strips* every key": the rule is asked for
+        if phrase and _verb_by_agreement(phrase[-1], bare, words[index + 1 : index + 2]):
+            break  # "which endpoint *streams* real-time updates": the endpoint is asked for
         if phrase and _participle(bare):
             break  # "which version *introduced* X": a verb in the past
         if bare in _RELATIVE or _ADVERB.fullmatch(bare):

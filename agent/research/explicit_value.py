@@ -253,7 +253,8 @@ def code_names_in(question: str) -> frozenset[str]:
 
 # `NAME = `, `"key": [`, `getenv("NAME", `: a binding written as code
 _ASSIGNED = re.compile(r"[`\"']?\s*(?:=|:|,)\s*\[?\s*[`\"']?")
-_UNIT_CONSTANT = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
+# a leading underscore is part of the name: `_CELL_ANGLE_TOL_DEG=0.5`
+_UNIT_CONSTANT = re.compile(r"(?<![\w.])_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
 SPELLED_SHARE = 0.6  # of a constant's parts the question must write, in words
 
 

@@ -1273,6 +1273,7 @@ def from_sentence(
     arrow_sources = frozenset(t for t in question_terms if stem(t) not in asked)
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
+    asks_version = bool(_ASKS_VERSION.search(question))
     bounds_asked = bool(_ASKS_BOUND.search(question))
     asking = main_clause(question)
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(asking))
@@ -1343,8 +1344,8 @@ def from_sentence(
             continue  # "`other_name` (9 patterns)": the 9 is another thing's
         if counted and counts_another_noun(unit, position + len(text), counted):
             continue  # "61 tutorials" does not answer how many patterns
-        if counted and VERSION_TOKEN.fullmatch(text):
-            continue  # "v112.78" names a release; it counts nothing
+        if kind == "number" and VERSION_TOKEN.fullmatch(text) and not asks_version:
+            continue  # "v112.78" names a release; it counts or measures nothing
         if counted and _measures_another_thing(text, counted):
             continue  # "~14s" does not answer how many tests
         if counted and _BOUND_SIGN.match(text) and not bounds_asked:
@@ -1419,6 +1420,9 @@ def from_sentence(
             how = f"span of type {kind}" + (f", {NAMED_BINDING}" if position in bound_here else "")
             best = Span(text.rstrip(".,;:"), score, how)
     return best
+
+
+_ASKS_VERSION = re.compile(r"\b(?:version|release|v\d)", re.IGNORECASE)
 
 
 # What a number's own suffix measures: a duration, a size, a share, a scale factor.
