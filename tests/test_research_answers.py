@@ -32,7 +32,7 @@ from agentcycle.agent.research.compose import (
     rank,
     render,
 )
-from agentcycle.agent.research.extract import extract, from_heading, with_unit
+from agentcycle.agent.research.extract import extract, from_heading, required_product, with_unit
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     key_entities,
@@ -3069,3 +3069,43 @@ def test_a_release_name_measures_nothing_unless_a_version_is_asked() -> None:
     question = "When the crawl guard compares two pages, how far may their scores differ?"
     assert _extracted("**Crawl guard (v120):** two fixes stop a duplicate page.", question) is None
     assert _extracted("Released in v120 with the guard.", "In which version was the guard added?")
+
+
+def test_a_row_described_by_its_purpose_answers_with_its_value_cell() -> None:
+    """ "What is the oldest client protocol version the crawler accepts?" describes the
+    row by its Purpose: the Value cell answers, not the constant's name; "how many"
+    questions still need a cell that counts what they ask."""
+    table = (
+        "| Constant | Value | Purpose |\n|---|---|---|\n"
+        "| `MIN_CLIENT_VERSION` | `2` | Oldest client the crawler accepts |"
+    )
+    row = table.splitlines()[-1]
+    question = "What is the oldest client protocol version the crawler accepts?"
+    assert _extracted(row, question, table) == "2"
+    assert _extracted(row, "How many pages per day does the crawler accept?", table) is None
+
+
+def test_not_changing_a_setting_asks_for_its_default() -> None:
+    """ "… if you do not change the Engine setting" asks what applies by default, and is
+    searched as the setting left at its default."""
+    question = "Which search engine does the crawler use if you do not change the Engine setting?"
+    assert expect(question).asks_default
+    assert in_corpus_words(question).endswith("leave the Engine setting at its default?")
+
+
+def test_a_required_product_version_is_only_one_written_beside_the_product() -> None:
+    """ "The minimum Python version required" is never answered by the crawler's own
+    release (v114), only by a version written after "Python"; with none, no answer."""
+    question = "What is the minimum Python version required to run the crawler's tests?"
+    assert _extracted("The test runner was rewritten in v114 for the crawler.", question) is None
+    assert _extracted("The crawler requires Python 3.10 or newer.", question) == "3.10"
+    hits = [
+        Evidence(
+            chunk_id="t", file="crawl.md", heading="Tests",
+            text="Run the crawler's tests with run_all.py; the runner was rewritten in v114.",
+        )
+    ]  # fmt: skip
+    vocabulary = Vocabulary.from_texts([hits[0].text, "other words"])
+    composed = compose(question, hits, vocabulary, expect(question))
+    assert composed is None or composed.span is None
+    assert required_product(question) == "Python"

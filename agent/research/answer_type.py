@@ -823,7 +823,8 @@ def expect(question: str) -> Expectation:
 # then is the default, though the question never says the word
 _UNSET = re.compile(
     rf"\b{LEFT}\s+(?:\S+\s+){{0,4}}?(?:unset|blank|empty|unspecified|{AS_IS})\b"
-    r"|\b(?:do not|don't|never|without)\s+(?:set|setting|specify|specifying|pass|passing)\b"
+    r"|\b(?:do not|don't|never|without)\s+(?:set|setting|specify|specifying|pass|passing|"
+    r"change|changing|touch|touching|modify|modifying|override|overriding)\b"
     r"|\bis(?:n't| not)\s+(?:set|specified|given)\b"
     r"|\bif\s+(?:no|none)\b(?=[^,?]*\b(?:set|given)\b)",
     re.IGNORECASE,

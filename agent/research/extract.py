@@ -521,6 +521,27 @@ def keyed_by(row: str, question: str) -> bool:
     return len(quoted) >= 2 or any(len(q) >= KEY_CHARS for q in quoted)
 
 
+_VALUE_HEADER = re.compile(r"(?:default |current )?values?|default", re.IGNORECASE)
+VALUE_COLUMN = "the row's Value column"
+
+
+def _value_column(
+    raw: list[str], header: list[str] | None, keys: list[bool], expectation: Expectation
+) -> Span | None:
+    """ "What is the oldest client protocol version the server accepts?" over the row
+    `| MIN_SUPPORTED_PROTOCOL_VERSION | 1 | Oldest client the server accepts |`: a row
+    the question describes, not names, answers with its Value (or Default) cell, unless
+    a name is asked for."""
+    if not header or expectation.kind not in ("phrase", "number", "default"):
+        return None
+    for index, column in enumerate(header[: len(raw)]):
+        if _VALUE_HEADER.fullmatch(clean_inline(column).strip()) and not keys[index]:
+            value = _cell_value(raw[index], expectation)
+            if value and _fits(value, expectation.kind):
+                return Span(value, 0.7, VALUE_COLUMN)
+    return None
+
+
 def from_row(row: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
     """The answering cell of a table row."""
     raw = cells(row)
@@ -588,6 +609,11 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
                 and not _in_question(found[0], question_norm, set(terms))
             ):
                 return Span(found[0], 0.85, "table cell marked default")
+    # a row the question names by its key is a lookup, read as such further on
+    described = not counted and not any(whole_keys)
+    valued = _value_column(raw, header, keys, expectation) if described else None
+    if valued is not None:  # "how many requests": only a cell that counts requests
+        return valued
     for index in order:
         if keys[index] or not raw[index]:
             continue
@@ -1274,6 +1300,7 @@ def from_sentence(
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
     asks_version = bool(_ASKS_VERSION.search(question))
+    required_of = required_product(question)
     bounds_asked = bool(_ASKS_BOUND.search(question))
     asking = main_clause(question)
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(asking))
@@ -1346,6 +1373,8 @@ def from_sentence(
             continue  # "61 tutorials" does not answer how many patterns
         if kind == "number" and VERSION_TOKEN.fullmatch(text) and not asks_version:
             continue  # "v112.78" names a release; it counts or measures nothing
+        if required_of and not _written_after(unit, position, required_of):
+            continue  # "the minimum Python version": "Python 3.10", never the agent's "v114"
         if counted and _measures_another_thing(text, counted):
             continue  # "~14s" does not answer how many tests
         if counted and _BOUND_SIGN.match(text) and not bounds_asked:
@@ -1423,6 +1452,28 @@ def from_sentence(
 
 
 _ASKS_VERSION = re.compile(r"\b(?:version|release|v\d)", re.IGNORECASE)
+# "the minimum Python version required", "which version of Coot does the guide recommend":
+# a version another product must have
+_PRODUCT_VERSION = re.compile(
+    r"\b(?:version of\s+([A-Z][\w.+-]*)|([A-Z][\w.+-]*)\s+version)\b"
+)
+_REQUIREMENT = re.compile(
+    r"\b(?:minimum|required|requires?|recommend(?:s|ed)?|supported|needed|compatible)\b", re.I
+)
+
+
+def required_product(question: str) -> str:
+    """The product whose version a requirement question asks for ('Python'), or ''."""
+    if not _REQUIREMENT.search(question):
+        return ""
+    product = _PRODUCT_VERSION.search(question)
+    return (product.group(1) or product.group(2)) if product else ""
+
+
+def _written_after(unit: str, position: int, name: str) -> bool:
+    """Whether `name` stands right before `position` ("Python 3.10", "Coot version 0.9")."""
+    before = unit[max(0, position - len(name) - 12) : position]
+    return bool(re.search(rf"\b{re.escape(name)}\W{{0,3}}(?:version\W{{0,3}})?$", before, re.I))
 
 
 # What a number's own suffix measures: a duration, a size, a share, a scale factor.

@@ -31,6 +31,7 @@ from agentcycle.agent.research.compose import (
     compose_pair,
 )
 from agentcycle.agent.research.described import resolve_described
+from agentcycle.agent.research.extract import required_product
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
@@ -306,6 +307,9 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"no span of the shape a {expectation.head!r} has")
     if composed and composed.span is None and asks_a_quantity(question):
         reasons.append("no number of the asked kind in the best evidence")
+    product = required_product(question)
+    if composed and composed.span is None and product:
+        reasons.append(f"no {product} version in the best evidence")
     if composed and composed.unbound_setting:
         reasons.append(f"no passage states a default for {composed.unbound_setting}")
     if composed and composed.given_for_others:

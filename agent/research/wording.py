@@ -20,6 +20,15 @@ _LEFT_AS_IS = re.compile(
 )
 
 
+# "if you do not change the Provider setting": the setting left at its default
+_NOT_CHANGED = re.compile(
+    r"\b(?:do not|don't|never)\s+(?:change|touch|modify|override)\s+"
+    r"((?:[\w`'\".-]+\s+){0,3}?[\w`'\".-]*\w)(?=\s*[,?]|\s*$)",
+    re.IGNORECASE,
+)
+
+
 def in_corpus_words(question: str) -> str:
     """The question with each idiom replaced by the documentation's word for it."""
-    return _LEFT_AS_IS.sub(r"\1at its default", question)
+    question = _LEFT_AS_IS.sub(r"\1at its default", question)
+    return _NOT_CHANGED.sub(r"leave \1 at its default", question)
