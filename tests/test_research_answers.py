@@ -3109,3 +3109,22 @@ def test_a_required_product_version_is_only_one_written_beside_the_product() -> 
     composed = compose(question, hits, vocabulary, expect(question))
     assert composed is None or composed.span is None
     assert required_product(question) == "Python"
+
+
+def test_a_thing_named_by_the_default_a_relative_clause_gives_it_is_resolved() -> None:
+    """ "Which environment variable must be set for the engine that the crawler uses by
+    default?" asks no default itself: it names the engine by its default, which a
+    passage states ("Bing is the default"), and then asks that engine's variable."""
+    question = (
+        "Which environment variable must be set for the search engine that the crawler "
+        "uses by default?"
+    )
+    assert not expect(question).asks_default and expect(question).kind == "identifier"
+    assert [noun for _, noun in defaulted_nouns(question)] == ["engine"]
+    stated = Evidence(
+        chunk_id="s", file="guide.md", heading="Settings > Search engine",
+        text="Pick a search engine. Bing is the default and works well for most sites.",
+    )  # fmt: skip
+    resolved = resolve_default(question, [stated])
+    assert resolved is not None and resolved.name == "Bing"
+    assert "search engine (Bing) that" in resolved.question

@@ -19,7 +19,7 @@ from agentcycle.agent.research.classify import (
     pointed_noun,
 )
 from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
-from agentcycle.agent.research.wording import AS_IS, LEFT
+from agentcycle.agent.research.wording import AS_IS, DEFAULT_CLAUSE, LEFT
 
 AnswerType = Literal[
     "number", "default", "identifier", "yes_no", "list", "name", "phrase", "manner"
@@ -883,8 +883,10 @@ def _classify_answer(
     # Neither "which level is *that default* value mapped to" (it points back at a
     # default named before) nor "the depth the GUI uses by default is translated to
     # which level" asks for a default: both ask what a default becomes
+    # "the provider that the GUI uses by default": the default names another thing
+    own = re.sub(DEFAULT_CLAUSE, " ", clause, flags=re.IGNORECASE)
     asks_default = unset or (
-        bool(re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", clause, re.IGNORECASE))
+        bool(re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", own, re.IGNORECASE))
         and not ASKS_MAPPED_TARGET.search(clause)
     )
     yes_no = _YES_NO.match(clause)

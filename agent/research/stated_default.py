@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import STOPWORDS, stem, term_set
+from agentcycle.agent.research.wording import DEFAULT_CLAUSE
 
 # "the default LLM provider", "the GUI's default analysis depth" ("does it default to …"
 # uses the word as a verb): the words after it, up to three, to the first punctuation
@@ -28,6 +29,10 @@ _AT_DEFAULT = re.compile(
     r"\b([A-Za-z][\w-]*)(?:\s+(?:setting|option|field|choice))?\s+(?:left\s+)?"
     r"(?:at|on)\s+(?:its|the|their)\s+default\b",
     re.IGNORECASE,
+)
+# "the AI provider that the GUI uses by default": the noun ends the phrase before it
+_DEFAULT_BY_CLAUSE = re.compile(
+    rf"\bthe\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+{DEFAULT_CLAUSE}", re.IGNORECASE
 )
 _WORD = re.compile(r"[\w-]+")
 # nouns whose default is a value, not a named choice: "the default timeout" asks a number
@@ -95,6 +100,10 @@ def defaulted_nouns(question: str) -> list[tuple[int, str]]:
             if stem(text) in _VALUE_NOUNS:
                 break  # "the default value of …"
             found.append((match.start(1) + word.end(), text))
+    for match in _DEFAULT_BY_CLAUSE.finditer(question):
+        text = match.group(1).split()[-1]
+        if text.islower() and text not in STOPWORDS and stem(text) not in _VALUE_NOUNS:
+            found.append((match.end(1), text))
     for match in _AT_DEFAULT.finditer(question):
         text = match.group(1).lower()
         if text not in STOPWORDS and stem(text) not in _VALUE_NOUNS:
