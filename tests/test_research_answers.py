@@ -3128,3 +3128,10 @@ def test_a_thing_named_by_the_default_a_relative_clause_gives_it_is_resolved() -
     resolved = resolve_default(question, [stated])
     assert resolved is not None and resolved.name == "Bing"
     assert "search engine (Bing) that" in resolved.question
+
+
+def test_the_size_of_x_asks_how_big_x_is_but_a_size_in_mb_asks_the_size() -> None:
+    """ "What is the size of the retry buffer?" needs a passage about the buffer, not the
+    word "size" ("a 1.5% buffer"); "the size in MB of X" asks a size a passage writes."""
+    assert "size" not in expect("What is the size of the retry buffer the fetcher keeps?").focus
+    assert "size" in expect("What is the size in MB of the model the crawler loads?").focus

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Literal
 
 from agentcycle.agent.research.classify import (
@@ -656,6 +657,14 @@ _AUXILIARIES = {
 
 
 _MEASURE_OF = {"size", "amount", "length", "duration"}
+_MEASURE_STEMS = {stem(word) for word in _MEASURE_OF}
+
+
+def _measure_of(words: list[str]) -> bool:
+    """Whether a measure word is followed at once by "of" ("the size of X"); "the size in
+    MB of X" asks the size itself, in a unit a passage must write."""
+    bare = [w.strip("?,.;:()'\"").lower() for w in words]
+    return any(a in _MEASURE_OF and b == "of" for a, b in pairwise(bare))
 
 
 def _focus(clause: str) -> list[str]:
@@ -675,6 +684,8 @@ def _focus(clause: str) -> list[str]:
         words = words[2:]  # "what size of buffer": how big the buffer is; a "chunk size" is named
     phrase = _phrase_after(words, counted=match.group(0).lower() in ("how many", "how much"))
     terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
+    if terms and set(terms) <= _MEASURE_STEMS and _measure_of(words):
+        terms = []  # "what is the size of the retry buffer": how big the buffer is
     if not terms:
         rest = " ".join(words)
         of = re.search(r"\b(?:of|for)\s+(.+)$", rest)
