@@ -3109,6 +3109,8 @@ def test_a_required_product_version_is_only_one_written_beside_the_product() -> 
     composed = compose(question, hits, vocabulary, expect(question))
     assert composed is None or composed.span is None
     assert required_product(question) == "Python"
+    assert required_product("Which version of Streamlit does the crawler require?") == "Streamlit"
+    assert required_product("Which version is required by the crawler's clients?") == ""
 
 
 def test_a_thing_named_by_the_default_a_relative_clause_gives_it_is_resolved() -> None:

@@ -1454,20 +1454,29 @@ def from_sentence(
 _ASKS_VERSION = re.compile(r"\b(?:version|release|v\d)", re.IGNORECASE)
 # "the minimum Python version required", "which version of Coot does the guide recommend":
 # a version another product must have
-_PRODUCT_VERSION = re.compile(
-    r"\b(?:version of\s+([A-Z][\w.+-]*)|([A-Z][\w.+-]*)\s+version)\b"
+_PRODUCT_VERSION = (
+    re.compile(r"\bversion of\s+(?:the\s+)?([A-Z][\w.+-]*)"),
+    re.compile(r"\b([A-Z][\w.+-]*)\s+version\b"),
 )
 _REQUIREMENT = re.compile(
     r"\b(?:minimum|required|requires?|recommend(?:s|ed)?|supported|needed|compatible)\b", re.I
 )
 
 
+_NOT_PRODUCTS = {"which", "what", "minimum", "maximum", "required", "recommended", "latest",
+                 "current", "oldest", "newest", "supported", "compatible"}  # fmt: skip
+
+
 def required_product(question: str) -> str:
     """The product whose version a requirement question asks for ('Python'), or ''."""
     if not _REQUIREMENT.search(question):
         return ""
-    product = _PRODUCT_VERSION.search(question)
-    return (product.group(1) or product.group(2)) if product else ""
+    for pattern in _PRODUCT_VERSION:
+        for product in pattern.finditer(question):
+            name = product.group(1)
+            if name.lower() not in STOPWORDS | _NOT_PRODUCTS:  # "Which version"
+                return name
+    return ""
 
 
 def _written_after(unit: str, position: int, name: str) -> bool:
