@@ -3137,3 +3137,17 @@ def test_the_size_of_x_asks_how_big_x_is_but_a_size_in_mb_asks_the_size() -> Non
     word "size" ("a 1.5% buffer"); "the size in MB of X" asks a size a passage writes."""
     assert "size" not in expect("What is the size of the retry buffer the fetcher keeps?").focus
     assert "size" in expect("What is the size in MB of the model the crawler loads?").focus
+
+
+def test_the_default_of_the_asked_noun_is_what_is_asked_not_a_name_to_resolve() -> None:
+    """ "What is the default engine for image search?" asks for that default; a passage
+    saying which engine is the default in general names nothing to write in first."""
+    stated = Evidence(
+        chunk_id="s", file="guide.md", heading="Settings > Search engine",
+        text="Pick a search engine. Bing is the default and works well for most sites.",
+    )  # fmt: skip
+    asked = "For the crawler that mirrors images, what is the default engine for image search?"
+    assert resolve_default(asked, [stated]) is None
+    other = "Which API key does the crawler's default engine need?"
+    resolved = resolve_default(other, [stated])
+    assert resolved is not None and resolved.name == "Bing"

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from agentcycle.agent.research.answer_type import asking_part, expect
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import STOPWORDS, stem, term_set
 from agentcycle.agent.research.wording import DEFAULT_CLAUSE
@@ -35,6 +36,10 @@ _DEFAULT_BY_CLAUSE = re.compile(
     rf"\bthe\s+((?:[\w-]+\s+){{0,2}}?[\w-]+)\s+{DEFAULT_CLAUSE}", re.IGNORECASE
 )
 _WORD = re.compile(r"[\w-]+")
+# "what is the default model for …": the default of the noun asked for
+_ASKS_THE_DEFAULT = re.compile(
+    r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was)\s+the\s+default\s+([\w-]+)", re.IGNORECASE
+)
 # nouns whose default is a value, not a named choice: "the default timeout" asks a number
 _VALUE_NOUNS = {
     stem(w)
@@ -118,6 +123,12 @@ def resolve_default(
     no passage states which it is. The retrieved evidence is read first (it is about the
     question), then every statement of a default in the corpus."""
     nouns = defaulted_nouns(question)
+    # "what is the default model for log summarization" asks for the default itself: a
+    # default of the asked noun names nothing to resolve first
+    asked = {expect(question).head} | {
+        stem(m.group(1).lower()) for m in _ASKS_THE_DEFAULT.finditer(asking_part(question))
+    }
+    nouns = [(end, noun) for end, noun in nouns if stem(noun.lower()) not in asked]
     if not nouns:
         return None
     statements = [*default_statements(evidence), *corpus]
