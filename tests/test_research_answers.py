@@ -32,6 +32,7 @@ from agentcycle.agent.research.compose import (
     rank,
     render,
 )
+from agentcycle.agent.research.described import described_thing
 from agentcycle.agent.research.extract import extract, from_heading, required_product, with_unit
 from agentcycle.agent.research.key_entities import (
     foreign_source,
@@ -3151,3 +3152,27 @@ def test_the_default_of_the_asked_noun_is_what_is_asked_not_a_name_to_resolve() 
     other = "Which API key does the crawler's default engine need?"
     resolved = resolve_default(other, [stated])
     assert resolved is not None and resolved.name == "Bing"
+
+
+def test_a_reduced_relative_clause_ends_the_asked_phrase_and_a_possessor_is_asked() -> None:
+    """ "The maximum number of tasks the crawler allows": the tasks are counted, the
+    crawler only does the allowing; "inside the pipeline" keeps its own determiner;
+    "which stage's output" asks for a stage, not an output."""
+    assert expect("What is the maximum number of tasks the crawler allows in its queue?").focus == [
+        "task"
+    ]
+    inside = expect("Which value is it mapped to for execution inside the crawl pipeline?")
+    assert "pipelin" in inside.focus
+    possessed = expect("The ranking stage depends on which stage's output?")
+    assert possessed.head == "stag" and "output" not in possessed.focus
+
+
+def test_a_described_subject_ends_at_the_verb_before_the_asking_word() -> None:
+    """ "The tool that runs link scoring on page crops depends on which tool's output?":
+    the description is the subject, and the verb before "which" is the sentence's."""
+    described = described_thing(
+        "In the crawler, the tool that runs link scoring on page crops depends on which "
+        "tool's output?"
+    )
+    assert described is not None
+    assert described.asked == "Which tool that runs link scoring on page crops?"

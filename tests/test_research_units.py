@@ -600,8 +600,10 @@ def test_mc_reads_the_cell_under_the_column_the_question_names_as_a_qualifier() 
      "Which program used as the cryo placement probe?"),
     ("The classifier feeds a function that removes a failed tool. How often does it fire?",
      "Which function that removes a failed tool?"),
-    # the sentence's subject runs on into its main verb: no description to resolve
-    ("The program the lab runs as its probe belongs to which list?", None),
+    # the sentence's subject runs on into its main verb: where the asking word follows
+    # that verb, the clause ends before it; with no asking word after it, nothing tells
+    ("The program the lab runs as its probe belongs to which list?",
+     "Which program the lab runs as its probe?"),
     ("In the loop, the node that runs after retrieval computes a score. What is it?", None),
     # the asked noun itself, and a value rather than a named thing
     ("Which program that the lab runs takes longest?", None),

@@ -625,6 +625,11 @@ _ADVERB = re.compile(r"\w{3,}(?:at|al|ent|ant|iv|ous|ful|ic|it|ct|ar|ick|ng)ely$
                      r"\w{3,}(?:al|ent|ant|ous|ful|ic|it|ct|ar|ick|ng)ly$")
 
 
+_CLAUSE_DETERMINERS = {"the", "a", "an", "its", "their", "this", "these", "those", "each"}
+# after these a determiner opens the phrase's own complement ("inside *the* pipeline")
+_PLACING_WORDS = PREPOSITIONS | {"inside", "within", "into", "over", "under", "through", "across"}
+
+
 def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
     """The noun phrase opening `words`; `counted`: its first word is the noun a "how
     many" counts, whatever else it could be ("how many *points* does R-free give")."""
@@ -636,6 +641,15 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
             continue
         if _ADVERB.fullmatch(bare):
             continue  # "which program *deliberately* has no …"
+        if (
+            bare in _CLAUSE_DETERMINERS
+            and any(w not in STOPWORDS for w in phrase)
+            and phrase[-1] not in _PLACING_WORDS
+        ):
+            break  # "the number of tasks *the* agent allows": a reduced relative clause
+        if bare.endswith(("'s", "’s")) and len(bare) > 2:
+            phrase.append(bare[:-2])  # "which *tool's* output": a tool is asked for
+            break
         # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
         if (
             bare in _VERBS
@@ -728,6 +742,9 @@ def head_noun(clause: str) -> str:
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue
+        if bare.endswith(("'s", "’s")) and bare[:-2].isalpha() and len(bare) > 2:
+            phrase.append(bare[:-2])  # "which *tool's* output": the tool is asked for
+            break
         # "which done_tracking *strategy*": a code name may modify the noun asked for
         if not bare.replace("-", "").replace("_", "").isalpha():
             break

@@ -41,6 +41,10 @@ _DESCRIPTION = re.compile(
     re.IGNORECASE,
 )
 _VERB_LIKE = re.compile(r"\b\w+(?:s|ed)\b")  # a reduced relative clause has a verb
+_MAIN_VERB_BEFORE_ASKING = re.compile(
+    r"\s+\w+(?:s|ed)(?:\s+(?:on|upon|to|from|in|for|with|of|by|into))?\s+(?:which|what)\b",
+    re.IGNORECASE,
+)
 SEARCHED_UNITS = 8  # chunks of the best-matching sentences read for the description
 SEARCHED_CHUNKS = 5  # … and of the best-matching passages
 
@@ -79,9 +83,15 @@ def described_thing(question: str) -> Description | None:
         before = question[: match.start()].split()
         if before and before[-1].lower() in ("which", "what"):
             continue
-        if not _ends_its_phrase(question, match):
+        main_verb = _MAIN_VERB_BEFORE_ASKING.search(clause)
+        if main_verb is not None and _VERB_LIKE.search(clause[: main_verb.start()]):
+            # "the tool that runs DINOv3 on cell crops | depends on which tool's output":
+            # the verb before the asking wh-word is the sentence's, so the clause ends there
+            text = question[match.start() : match.start("clause") + main_verb.start()]
+        elif not _ends_its_phrase(question, match):
             continue
-        text = match.group(0).rstrip(" .")
+        else:
+            text = match.group(0).rstrip(" .")
         kind = stem(kind_words[-1].lower())
         asked = f"Which {text.split(maxsplit=1)[1]}?"  # the kind becomes the asked noun
         return Description(asked, kind, match.start(), match.start() + len(text))
