@@ -3046,7 +3046,7 @@ def test_at_least_what_asks_a_number_and_a_counted_plural_with_modifiers_a_list(
     """ "… is at least what?" asks for the bound; "which three reactive recovery
     'shapes'" asks for three things, which a parenthesised enumeration of three gives."""
     assert expect("The cache keeps a page only if its score is at least what?").kind == "number"
-    question = "Which three reactive recovery \"shapes\" does the crawler's write-up list?"
+    question = 'Which three reactive recovery "shapes" does the crawler\'s write-up list?'
     assert expect(question).kind == "list"
     unit = 'The strip_link kind closes one of three recovery "shapes" (add, select, strip).'
     assert _extracted(unit, question) == "add, select, strip"
@@ -3176,3 +3176,28 @@ def test_a_described_subject_ends_at_the_verb_before_the_asking_word() -> None:
     )
     assert described is not None
     assert described.asked == "Which tool that runs link scoring on page crops?"
+
+
+def test_more_comparing_forms_and_a_long_quantity_phrase() -> None:
+    """ "Which keeps more pages: A or B?" asks how many each keeps; "which is the higher
+    cut-off: A's threshold, or B's?" each threshold; a second "how many" with its own
+    verb is asked as written; "what is the crawler's link relevance threshold for nested
+    pages" asks a number however many words stand before the quantity noun."""
+    keeps = split_comparison(
+        "After ranking, which keeps more pages as context: the crawler or the mirror?"
+    )
+    assert keeps is not None and keeps.operation == "larger"
+    assert keeps.first == "How many pages as context does the crawler keep?"
+    higher = split_comparison(
+        "Which is the higher cut-off: the crawler's link relevance threshold, or the mirror's "
+        "default confidence threshold?"
+    )
+    assert higher is not None and higher.first == "What is the crawler's link relevance threshold?"
+    both = split_comparison(
+        "How many steps does the crawler's planner generate, and how many steps of the plan "
+        "does the mirror keep?"
+    )
+    assert both is not None and both.second == "How many steps of the plan does the mirror keep?"
+    long = expect("What is the crawler's link relevance threshold for nested pages?")
+    assert long.kind == "number"
+    assert expect("What is the crawler agent's link budget?").head == ""

@@ -52,6 +52,13 @@ _NUMBER_Q = re.compile(
     rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b)",
     re.IGNORECASE,
 )
+# "what is the deep research agent's reference relevance threshold for nested chunks?":
+# the noun phrase "what is the" asks for ends in a quantity noun, however long it is
+_WHAT_IS_QUANTITY = re.compile(
+    rf"\bwhat(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:[\w'’-]+\s+){{0,6}}?(?:{_QUANTITY_NOUNS})"
+    r"\s*(?:\?|$|\b(?:for|of|in|on|at|used|that|when|applied|set)\b)",
+    re.IGNORECASE,
+)
 _STRONG_NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often)|percentage|fraction|number of|in (seconds|tokens|mb|words))\b",
     re.IGNORECASE,
@@ -647,7 +654,7 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
             and phrase[-1] not in _PLACING_WORDS
         ):
             break  # "the number of tasks *the* agent allows": a reduced relative clause
-        if bare.endswith(("'s", "’s")) and len(bare) > 2:
+        if index == 0 and bare.endswith(("'s", "’s")) and len(bare) > 2:
             phrase.append(bare[:-2])  # "which *tool's* output": a tool is asked for
             break
         # A participle ("tasks *allowed* in") ends the noun phrase like a verb does.
@@ -742,7 +749,7 @@ def head_noun(clause: str) -> str:
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue
-        if bare.endswith(("'s", "’s")) and bare[:-2].isalpha() and len(bare) > 2:
+        if index == 0 and bare.endswith(("'s", "’s")) and bare[:-2].isalpha():
             phrase.append(bare[:-2])  # "which *tool's* output": the tool is asked for
             break
         # "which done_tracking *strategy*": a code name may modify the noun asked for
@@ -928,7 +935,7 @@ def _classify_answer(
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
         return "default", focus, True  # a default may be a name or a value
     if (
-        _NUMBER_Q.search(clause)
+        (_NUMBER_Q.search(clause) or _WHAT_IS_QUANTITY.search(clause))
         and not _names_a_thing(clause, head)
         and not _counts_the_things_asked(clause, head)
     ):

@@ -34,10 +34,17 @@ _WHICH_IS = re.compile(
 )
 # "which has the lower loop-iteration cap, A or B(, and what are the two caps)?"
 _WHICH_HAS = re.compile(
-    r"\bwhich(?:\s+(?:one|of\s+(?:the\s+)?(?:two|them|these|those)))?\s+(?:has|uses|allows|"
+    r"\bwhich(?:\s+(?:one|of\s+(?:the\s+)?(?:two|them|these|those)))?\s+(?P<verb>has|uses|allows|"
     r"sets|gives|keeps|permits|returns|takes|makes)\s+(?:the\s+|a\s+)?(?P<degree>higher|larger|"
     r"bigger|greater|lower|smaller|longer|shorter|more|fewer)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
     r"(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?,;]+?)\s*(?:[,;]\s*and\b[^?]*)?(?:\?|$)",
+    re.IGNORECASE,
+)
+# "which is the higher cut-off: A's relevance threshold, or B's confidence threshold?"
+_WHICH_IS_THE = re.compile(
+    r"\bwhich\s+is\s+the\s+(?P<degree>higher|larger|bigger|greater|lower|smaller|longer|"
+    r"shorter|stricter|looser)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*(?P<first>[^?]+?),?\s+or\s+"
+    r"(?P<second>[^?,;]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
 # "how many results does A return, compared with B's web_search?"
@@ -68,7 +75,8 @@ _COUNTED_SUBJECT = re.compile(
 _OF_SUBJECT = re.compile(
     r"(?P<lead>\bwhat(?: is|'s) the\s+.+?\s+(?:of|for|in)\s+)(?P<subject>.+)$", re.I
 )
-_SMALLER = {"lower", "smaller", "shorter", "fewer", "less"}
+_AUXILIARY = re.compile(r"\b(?:does|do|did|can|will|would)\b", re.IGNORECASE)
+_SMALLER = {"lower", "smaller", "shorter", "fewer", "less", "looser"}
 # a side that names its own quantity ("the maximum number of retries") is asked as is
 _NAMES_A_QUANTITY = re.compile(
     r"\b(?:number|count|maximum|minimum|limit|value|threshold|score|size|budget|cap)\b",
@@ -103,13 +111,20 @@ def split_comparison(question: str) -> Comparison | None:
             _side_question(noun, which["first"]),
             _side_question(noun, which["second"]),
         )
-    has = _WHICH_HAS.search(text)
+    has = _WHICH_HAS.search(text) or _WHICH_IS_THE.search(text)
     if has is not None:
         operation = "smaller" if has["degree"].lower() in _SMALLER else "larger"
         noun, sides = has["noun"].strip(), (has["first"].strip(), has["second"].strip())
-        return Comparison(
-            operation, *(f"What is the {noun} of {side}?" for side in sides), names=sides
-        )
+        verb = (has.groupdict().get("verb") or "").lower()
+        if has["degree"].lower() in ("more", "fewer") and verb:
+            # "which keeps more documents: A or B" asks how many each keeps
+            base = "have" if verb == "has" else verb.removesuffix("s")
+            asked = tuple(f"How many {noun} does {side} {base}?" for side in sides)
+        elif verb:
+            asked = tuple(f"What is the {noun} of {side}?" for side in sides)
+        else:  # "which is the higher cut-off: A's threshold, or B's?"
+            asked = tuple(_side_question(noun, side) for side in sides)
+        return Comparison(operation, *asked, names=sides)
     return _side_by_side(text)
 
 
@@ -124,6 +139,8 @@ def _side_by_side(text: str) -> Comparison | None:
     pair = _AND_HOW_MANY.search(text)
     if pair is not None:
         second = f"How many {pair['noun']} {pair['aux']} {pair['second']}?"
+        if _AUXILIARY.search(pair["second"]):  # "and how many steps of the plan does B keep"
+            second = f"How many {pair['second']}?"
         return Comparison("both", f"{pair['ask'].strip()}?", second)
     compared = _COMPARED_WITH.search(text)
     if compared is None:
