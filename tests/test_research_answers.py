@@ -3201,3 +3201,14 @@ def test_more_comparing_forms_and_a_long_quantity_phrase() -> None:
     long = expect("What is the crawler's link relevance threshold for nested pages?")
     assert long.kind == "number"
     assert expect("What is the crawler agent's link budget?").head == ""
+
+
+def test_a_bare_fraction_is_no_answer_to_how_long() -> None:
+    """ "How long do cached pages stay in the store?" is not answered by the cache's
+    similarity threshold ">= 0.92"; a duration is."""
+    question = "How long do cached pages stay in the crawler's page store before they expire?"
+    assert (
+        _extracted("Page store check: cosine similarity >= 0.92 against cached pages.", question)
+        is None
+    )
+    assert _extracted("Cached pages stay in the page store for 7 days.", question) == "7 days"

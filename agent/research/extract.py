@@ -93,6 +93,7 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 _HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
+_BARE_FRACTION = re.compile(r"[<>≤≥=~]*\s*0?\.\d+")  # no duration or length has this form
 # "How long should each generated *query* … be": the noun phrase whose length is asked
 _HOW_LONG_SUBJECT = re.compile(
     r"\bhow long\s+(?:is|are|was|were|should|must|can|will|may)\s+"
@@ -1373,6 +1374,8 @@ def from_sentence(
             continue  # "61 tutorials" does not answer how many patterns
         if kind == "number" and VERSION_TOKEN.fullmatch(text) and not asks_version:
             continue  # "v112.78" names a release; it counts or measures nothing
+        if asks_length and _BARE_FRACTION.fullmatch(text):
+            continue  # "how long do answers stay cached": ">= 0.92" is a score, no time
         if required_of and not _written_after(unit, position, required_of):
             continue  # "the minimum Python version": "Python 3.10", never the agent's "v114"
         if counted and _measures_another_thing(text, counted):
