@@ -89,7 +89,9 @@ def _questions() -> dict:
     return yaml.safe_load(QUESTION_SET.read_text())
 
 
-def _composed(text: str, question: str, heading: str, file: str = "crawl.md") -> Composition | None:
+def _composed(
+    text: str, question: str, heading: str, file: str = "crawl.md"
+) -> Composition | None:
     """`compose` over one passage, with a vocabulary of its text and two other lines."""
     evidence = [Evidence(chunk_id="c1", file=file, heading=heading, text=text)]
     return _composed_over(question, evidence, "other words", "more other words")
@@ -494,15 +496,11 @@ def test_a_two_part_question_answers_each_part_on_the_first_line() -> None:
     assert split_pair("Which template fits twinned data and a search model?") is None
     hits = [
         Evidence(
-            chunk_id="flag",
-            file="CRAWL.md",
-            heading="Crawler > Flags",
+            chunk_id="flag", file="CRAWL.md", heading="Crawler > Flags",
             text="The `CRAWL_LINK_CACHE` flag turns on the link cache for repeated mirrors.",
         ),
         Evidence(
-            chunk_id="default",
-            file="CRAWL.md",
-            heading="Crawler > Defaults",
+            chunk_id="default", file="CRAWL.md", heading="Crawler > Defaults",
             text="The link cache is not on by default: a fresh crawl reads every page.",
         ),
     ]
@@ -883,7 +881,7 @@ def test_conditions_and_calls_bind_no_value() -> None:
 def test_a_lead_in_sentence_speaks_for_the_block_it_introduces() -> None:
     chunk = (
         "### Link rules\n\nThe crawler reads pages in order.\n\nDefined in `crawler/rules.py`:"
-        '\n\n```python\nLINK_RULES = {"Follow_Link_Tool": ["Anchor_Tool"]}\n```\n'
+        "\n\n```python\nLINK_RULES = {\"Follow_Link_Tool\": [\"Anchor_Tool\"]}\n```\n"
     )
     hits = [Evidence(chunk_id="c1", file="CRAWLER.md", heading="Link rules", text=chunk)]
     vocabulary = Vocabulary.from_texts([chunk, "the crawler follows links", "pages"])
@@ -947,9 +945,7 @@ def test_how_long_it_took_is_a_time_not_a_count_beside_it() -> None:
     assert _extracted("The nightly crawl fetched 12 pages in 40s.", question) == "40s"
     hits = [
         Evidence(
-            chunk_id="c",
-            file="CRAWL.md",
-            heading="Crawler > Nightly crawl (12 pages, 95s)",
+            chunk_id="c", file="CRAWL.md", heading="Crawler > Nightly crawl (12 pages, 95s)",
             text="**What happened**: the nightly crawl fetched every mirror page (3 retries).",
         ),
     ]
@@ -1264,18 +1260,10 @@ def test_a_name_the_corpus_never_writes_makes_a_near_miss() -> None:
 def test_evidence_from_another_document_must_name_what_is_asked() -> None:
     """A second sentence that shares words with the question but speaks of another
     document's other setting is not shown; the refusal checks still read it."""
-    guide = Evidence(
-        chunk_id="g",
-        file="crawler-guide.md",
-        heading="Settings > Max pages",
-        text="The most pages the crawler will fetch (default: 40).",
-    )
-    other = Evidence(
-        chunk_id="o",
-        file="parser-notes.md",
-        heading="Parsing",
-        text="Headers are cut at max_header_bytes (default: 512).",
-    )
+    guide = Evidence(chunk_id="g", file="crawler-guide.md", heading="Settings > Max pages",
+                     text="The most pages the crawler will fetch (default: 40).")
+    other = Evidence(chunk_id="o", file="parser-notes.md", heading="Parsing",
+                     text="Headers are cut at max_header_bytes (default: 512).")
     texts = [guide.text, other.text, "other words", "more other words"]
     vocabulary = Vocabulary.from_texts(texts)
     question = "What is the default value of Max pages?"
@@ -1289,28 +1277,16 @@ def test_evidence_from_another_document_must_name_what_is_asked() -> None:
 
 
 def test_an_answer_from_another_systems_document_is_a_near_miss() -> None:
-    crawler = Evidence(
-        chunk_id="c",
-        file="seeds/web-crawler-design.md",
-        heading="Ranking",
-        text="Pools link candidates from all mirrors and ranks them by score.",
-    )
-    other = Evidence(
-        chunk_id="o",
-        file="search-engine/OVERVIEW.md",
-        heading="Reranker",
-        text="Results are reranked with the ms-marco-MiniLM-L-6-v2 cross-encoder.",
-    )
+    crawler = Evidence(chunk_id="c", file="seeds/web-crawler-design.md", heading="Ranking",
+                       text="Pools link candidates from all mirrors and ranks them by score.")
+    other = Evidence(chunk_id="o", file="search-engine/OVERVIEW.md", heading="Reranker",
+                     text="Results are reranked with the ms-marco-MiniLM-L-6-v2 cross-encoder.")
     question = "Which cross-encoder model does the web crawler use to rank link candidates?"
     pool = [crawler, other]
     assert foreign_source(question, [other], pool) == "seeds/web-crawler-design.md"
     assert foreign_source(question, [crawler], pool) == ""  # the named document answers
-    named = Evidence(
-        chunk_id="n",
-        file="search-engine/OVERVIEW.md",
-        heading="Crawler",
-        text="The web crawler ranks links with a cross-encoder.",
-    )
+    named = Evidence(chunk_id="n", file="search-engine/OVERVIEW.md", heading="Crawler",
+                     text="The web crawler ranks links with a cross-encoder.")
     assert foreign_source(question, [named], [*pool, named]) == ""  # it names the crawler
     assert foreign_source("Which cross-encoder model is used?", [other], pool) == ""
     # a sentence before the question names a document to set up the second hop, whose
@@ -1351,7 +1327,8 @@ def test_a_kind_noun_need_not_be_written_by_the_evidence() -> None:
 def test_how_long_prefers_a_duration_and_skips_enumerators() -> None:
     question = "How long is the timeout around the health probe?"
     unit = (
-        "The check runs (1) a config lint and (2) a health probe, wrapped in a 45-second timeout."
+        "The check runs (1) a config lint and (2) a health probe, wrapped in a "
+        "45-second timeout."
     )
     assert _extracted(unit, question) == "45-second"
     lone = "The fuzzy pass keeps pages above (3) hits."  # one "(3)" is a value, not a list
@@ -1410,10 +1387,9 @@ def test_a_separate_question_pointing_back_with_that_noun_is_split_at_its_senten
     assert split_bridge(
         "One fetcher has no retry budget. Which flag disables that same fetcher?"
     ) == ("One fetcher has no retry budget.", "Which flag disables that same fetcher?")
-    assert (
-        split_bridge("The ranker keeps a shortlist of passages. How many does it keep per step?")
-        is None
-    )
+    assert split_bridge(
+        "The ranker keeps a shortlist of passages. How many does it keep per step?"
+    ) is None
 
 
 def test_a_count_written_as_a_word_or_past_a_modifier_counts_the_asked_noun() -> None:
@@ -1570,7 +1546,7 @@ def test_what_x_must_it_exceed_asks_for_a_number() -> None:
 
 
 def test_a_quoted_phrase_picks_the_unit_that_holds_it_unless_it_is_an_example() -> None:
-    """'contains the phrase "fetch all mirrors"' names the row to read; 'phrases like
+    """ 'contains the phrase "fetch all mirrors"' names the row to read; 'phrases like
     "verbatim" or "exact line"' are examples of a kind, and an apostrophe quotes nothing."""
     assert quoted_phrases('If the advice contains the phrase "fetch all mirrors", then?') == [
         "fetch all mirrors"
@@ -2285,20 +2261,14 @@ def test_a_setting_the_question_glosses_in_parentheses_binds_its_value() -> None
 def test_a_scale_in_parentheses_is_not_the_value_a_score_must_reach() -> None:
     """ "computes `link_score` (0-1)" names the score's scale; the threshold is elsewhere.
     A question about the range itself still reads it."""
-    assert (
-        _extracted(
-            "- Rates every page and computes `link_score` (0-1) for it",
-            "What link score must a page reach to be kept?",
-        )
-        is None
-    )
-    assert (
-        _extracted(
-            "- Rates every page and computes `link_score` (0-1) for it",
-            "What is the range of the link score?",
-        )
-        == "0-1"
-    )
+    assert _extracted(
+        "- Rates every page and computes `link_score` (0-1) for it",
+        "What link score must a page reach to be kept?",
+    ) is None
+    assert _extracted(
+        "- Rates every page and computes `link_score` (0-1) for it",
+        "What is the range of the link score?",
+    ) == "0-1"
 
 
 def _given_for_others_only(
@@ -2420,7 +2390,8 @@ def test_an_arrow_from_the_asked_nouns_modifier_does_not_point_at_the_answer() -
         Evidence(chunk_id="step", file="loader.md", heading="Config loading", text=step),
     ]
     question = (
-        "Which digest algorithm does the loader use on the raw config to detect whether it changed?"
+        "Which digest algorithm does the loader use on the raw config to detect whether it "
+        "changed?"
     )
     composed = _composed_over(
         question, hits, "configs are loaded", "the loader runs", similarities=text_similarities
@@ -2470,12 +2441,8 @@ def test_a_code_block_line_is_not_shown_as_supporting_evidence() -> None:
     """A YAML fragment that names the asked setting ("retry: max_pages: 4 until: …")
     reads as noise under the answer: it is kept for the refusal checks, not shown. The
     same words as a sentence are shown."""
-    guide = Evidence(
-        chunk_id="g",
-        file="crawler-guide.md",
-        heading="Settings > Max pages",
-        text="The most pages the crawler will fetch (default: 40).",
-    )
+    guide = Evidence(chunk_id="g", file="crawler-guide.md", heading="Settings > Max pages",
+                     text="The most pages the crawler will fetch (default: 40).")
     fenced = (
         "From `crawl.yaml`:\n```yaml\nretry:\n  max_pages: 4\n  until:\n    any:\n"
         "      - status: done\n```\n\nThe crawler retries until it is done."
@@ -2642,16 +2609,10 @@ def test_a_contracted_negation_of_the_asked_word_says_no() -> None:
     negation is said of the asked word. A contraction about something else ("old clients
     won't notice") says nothing of it."""
     question = "If a mirror returns an invalid page, is the fetch blocked?"
-    assert (
-        _extracted(
-            "- If a mirror returns an invalid page, the guard warns but doesn't block", question
-        )
-        == "No"
-    )
-    assert (
-        _extracted("Bump the version if the page is required (old clients won't notice).", question)
-        is None
-    )
+    assert _extracted("- If a mirror returns an invalid page, the guard warns but doesn't "
+                      "block", question) == "No"
+    assert _extracted("Bump the version if the page is required (old clients won't notice).",
+                      question) is None
 
 
 @pytest.mark.parametrize(
@@ -2697,19 +2658,26 @@ def test_ordinary_questions_compare_nothing() -> None:
     assert split_comparison("Is the link cache larger than the page cache?") is None
 
 
-def test_a_comparison_is_computed_from_each_sides_own_passage() -> None:
-    """Each side is composed over what its own step retrieved, then the values are
-    compared: over the pooled passages, the crawler's "3 retries" also answered the
-    mirror's side, which shares its words."""
+def _retry_passages(mirror_retries: str) -> tuple[Evidence, Evidence, Vocabulary]:
+    """The crawler's retry limit in a constants table, the mirror's in prose ("at most
+    {mirror_retries} per page"), and a vocabulary of both."""
     crawler = Evidence(
         chunk_id="crawler", file="CRAWL.md", heading="Crawler > Limits",
         text="| Constant | Value | Why |\n|---|---|---|\n| `MAX_RETRIES` | 3 | Bound retry loops |",
     )  # fmt: skip
     mirror = Evidence(
         chunk_id="mirror", file="MIRROR.md", heading="Mirror > Fetching",
-        text="The mirror makes at most 1 fetch retry per page before it gives up.",
+        text=f"The mirror makes at most {mirror_retries} per page before it gives up.",
     )  # fmt: skip
     vocabulary = Vocabulary.from_texts([crawler.text, mirror.text, "pages are fetched"])
+    return crawler, mirror, vocabulary
+
+
+def test_a_comparison_is_computed_from_each_sides_own_passage() -> None:
+    """Each side is composed over what its own step retrieved, then the values are
+    compared: over the pooled passages, the crawler's "3 retries" also answered the
+    mirror's side, which shares its words."""
+    crawler, mirror, vocabulary = _retry_passages("1 fetch retry")
     question = (
         "How many more retries does the crawler allow (MAX_RETRIES) than the mirror's "
         "maximum number of fetch retries per page?"
@@ -2989,15 +2957,7 @@ def test_questions_that_set_two_facts_side_by_side_ask_each_on_its_own(
 
 def test_side_by_side_answers_show_both_values_and_name_the_one_picked() -> None:
     """Both values, the one picked by its name, or whether they agree."""
-    crawler = Evidence(
-        chunk_id="crawler", file="CRAWL.md", heading="Crawler > Limits",
-        text="| Constant | Value | Why |\n|---|---|---|\n| `MAX_RETRIES` | 3 | Bound retry loops |",
-    )  # fmt: skip
-    mirror = Evidence(
-        chunk_id="mirror", file="MIRROR.md", heading="Mirror > Fetching",
-        text="The mirror makes at most 5 fetch retries per page before it gives up.",
-    )  # fmt: skip
-    vocabulary = Vocabulary.from_texts([crawler.text, mirror.text, "pages are fetched"])
+    crawler, mirror, vocabulary = _retry_passages("5 fetch retries")
     sides = (
         "How many retries does the crawler allow (MAX_RETRIES)?",
         "How many retries does the mirror make?",

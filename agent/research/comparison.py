@@ -17,6 +17,8 @@ from typing import Literal
 
 Operation = Literal["difference", "larger", "smaller", "both", "same"]
 
+# the comparative degrees a choosing question may ask for
+_DEGREE = r"higher|larger|bigger|greater|lower|smaller|longer|shorter"
 # "how many more reprompts does A allow than B", "how much longer is A than B"
 _HOW_MANY_MORE = re.compile(
     r"\bhow (?:many|much) (?:more|fewer|less|higher|larger|bigger|greater|longer|lower|"
@@ -27,23 +29,22 @@ _HOW_MANY_MORE = re.compile(
 )
 # "which threshold is higher: A, or B?", "which is larger, A or B?"
 _WHICH_IS = re.compile(
-    r"\bwhich(?:\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?))?\s+is\s+(?P<degree>higher|larger|bigger|greater|"
-    r"lower|smaller|longer|shorter)\s*[:,]\s*(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?]+?)"
-    r"\s*(?:\?|$)",
+    rf"\bwhich(?:\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?))?\s+is\s+(?P<degree>{_DEGREE})\s*[:,]\s*"
+    r"(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
 # "which has the lower loop-iteration cap, A or B(, and what are the two caps)?"
 _WHICH_HAS = re.compile(
     r"\bwhich(?:\s+(?:one|of\s+(?:the\s+)?(?:two|them|these|those)))?\s+(?P<verb>has|uses|allows|"
-    r"sets|gives|keeps|permits|returns|takes|makes)\s+(?:the\s+|a\s+)?(?P<degree>higher|larger|"
-    r"bigger|greater|lower|smaller|longer|shorter|more|fewer)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
+    rf"sets|gives|keeps|permits|returns|takes|makes)\s+(?:the\s+|a\s+)?(?P<degree>{_DEGREE}|more|"
+    r"fewer)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
     r"(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?,;]+?)\s*(?:[,;]\s*and\b[^?]*)?(?:\?|$)",
     re.IGNORECASE,
 )
 # "which is the higher cut-off: A's relevance threshold, or B's confidence threshold?"
 _WHICH_IS_THE = re.compile(
-    r"\bwhich\s+is\s+the\s+(?P<degree>higher|larger|bigger|greater|lower|smaller|longer|"
-    r"shorter|stricter|looser)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*(?P<first>[^?]+?),?\s+or\s+"
+    rf"\bwhich\s+is\s+the\s+(?P<degree>{_DEGREE}|stricter|looser)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
+    r"(?P<first>[^?]+?),?\s+or\s+"
     r"(?P<second>[^?,;]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
