@@ -3172,3 +3172,16 @@ def test_a_bare_fraction_is_no_answer_to_how_long() -> None:
         is None
     )
     assert _extracted("Cached pages stay in the page store for 7 days.", question) == "7 days"
+
+
+def test_a_sequence_labels_number_measures_no_tolerance() -> None:
+    """ "What tolerance does that comparison allow?": "(Tier 1)" numbers a tier, so a unit
+    that offers only it offers no tolerance, and the unit that states one answers."""
+    question = (
+        "The crawler detects a mirrored page by comparing hashes. What tolerance does that "
+        "comparison allow?"
+    )
+    tier = "_is_mirrored() uses hash comparison (Tier 1) to detect a copy."
+    assert _extracted(tier, question) is None
+    stated = "The checker compares the hashes with a 5% fractional tolerance."
+    assert _extracted(stated, question) == "5%"

@@ -137,6 +137,11 @@ _ORDINAL_LABEL = re.compile(
     re.IGNORECASE,
 )
 ORDINAL_LABEL = 0.3
+# heads of measured quantities: a sequence label's number ("Tier 1") is never one of them
+_MEASURED_HEADS = {
+    stem(w) for w in ("tolerance", "threshold", "cutoff", "timeout", "limit", "size", "score",
+                      "budget", "percentage", "fraction", "ratio", "resolution", "length")
+}  # fmt: skip
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
 _DEFAULT = (
@@ -1419,6 +1424,8 @@ def from_sentence(
             if not asks_earlier and _changed_away_from(unit, position, len(text)):
                 fit *= 0.3  # "up from 16.9% to 28.1%": the value it became, unless the old is asked
             if _ordinal_item(unit, position, expectation.head):
+                if expectation.head in _MEASURED_HEADS:
+                    continue  # "what tolerance …": "(Tier 1)" numbers a tier, it measures nothing
                 fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += 0.7  # named by the noun asked for: above any unnamed code span
