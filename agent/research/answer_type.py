@@ -49,14 +49,11 @@ _NUMBER_Q = re.compile(
     # happens when it cannot reach the server" asks what happens
     r"\b(what|which)\b(?!\s+happens)[^?]*(?<!cannot )(?<!can't )(?<!not )(?<!never )"
     r"\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
-    rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b)",
-    re.IGNORECASE,
-)
-# "what is the deep research agent's reference relevance threshold for nested chunks?":
-# the noun phrase "what is the" asks for ends in a quantity noun, however long it is
-_WHAT_IS_QUANTITY = re.compile(
+    rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b|"
+    # "what is the deep research agent's reference relevance threshold for nested chunks?":
+    # the noun phrase "what is the" asks for ends in a quantity noun, however long it is
     rf"\bwhat(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:[\w'’-]+\s+){{0,6}}?(?:{_QUANTITY_NOUNS})"
-    r"\s*(?:\?|$|\b(?:for|of|in|on|at|used|that|when|applied|set)\b)",
+    r"\s*(?:\?|$|\b(?:for|of|in|on|at|used|that|when|applied|set)\b))",
     re.IGNORECASE,
 )
 _STRONG_NUMBER_Q = re.compile(
@@ -935,7 +932,7 @@ def _classify_answer(
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
         return "default", focus, True  # a default may be a name or a value
     if (
-        (_NUMBER_Q.search(clause) or _WHAT_IS_QUANTITY.search(clause))
+        _NUMBER_Q.search(clause)
         and not _names_a_thing(clause, head)
         and not _counts_the_things_asked(clause, head)
     ):

@@ -19,6 +19,7 @@ Operation = Literal["difference", "larger", "smaller", "both", "same"]
 
 # the comparative degrees a choosing question may ask for
 _DEGREE = r"higher|larger|bigger|greater|lower|smaller|longer|shorter"
+_AUX = r"does|do|did|can|will|would"  # the auxiliary of "how many X does A …"
 # "how many more reprompts does A allow than B", "how much longer is A than B"
 _HOW_MANY_MORE = re.compile(
     r"\bhow (?:many|much) (?:more|fewer|less|higher|larger|bigger|greater|longer|lower|"
@@ -56,9 +57,8 @@ _COMPARED_WITH = re.compile(
 )
 # "how many queries does A produce, and how many does B produce?"
 _AND_HOW_MANY = re.compile(
-    r"^(?P<ask>.*?\bhow many\s+(?P<noun>.+?)\s+(?:in total\s+)?(?P<aux>does|do|did|can|will|"
-    r"would)\s+.+?)[,;]?\s+and\s+how many(?:\s+(?:does|do|did|can|will|would))?\s+"
-    r"(?P<second>[^?]+?)\s*\??\s*$",
+    rf"^(?P<ask>.*?\bhow many\s+(?P<noun>.+?)\s+(?:in total\s+)?(?P<aux>{_AUX})\s+.+?)[,;]?"
+    rf"\s+and\s+how many(?:\s+(?:{_AUX}))?\s+(?P<second>[^?]+?)\s*\??\s*$",
     re.IGNORECASE,
 )
 # "is DocuChat's cap on reprompts the same number as the count after which …?"
@@ -69,14 +69,12 @@ _SAME_AS = re.compile(
 )
 # where the subject of "how many N does SUBJECT verb" or "what is the N of SUBJECT" stands
 _COUNTED_SUBJECT = re.compile(
-    r"(?P<lead>\bhow many\s+.+?\s+(?:does|do|did|can|will|would)\s+)(?P<subject>.+?)"
-    r"(?P<verb>\s+[a-z]+(?:\s+(?:by default|at most|in total|at once))?)$",
+    rf"\bhow many\s+.+?\s+(?:{_AUX})\s+(?P<subject>.+?)"
+    r"\s+[a-z]+(?:\s+(?:by default|at most|in total|at once))?$",
     re.IGNORECASE,
 )
-_OF_SUBJECT = re.compile(
-    r"(?P<lead>\bwhat(?: is|'s) the\s+.+?\s+(?:of|for|in)\s+)(?P<subject>.+)$", re.I
-)
-_AUXILIARY = re.compile(r"\b(?:does|do|did|can|will|would)\b", re.IGNORECASE)
+_OF_SUBJECT = re.compile(r"\bwhat(?: is|'s) the\s+.+?\s+(?:of|for|in)\s+(?P<subject>.+)$", re.I)
+_AUXILIARY = re.compile(rf"\b(?:{_AUX})\b", re.IGNORECASE)
 _SMALLER = {"lower", "smaller", "shorter", "fewer", "less", "looser"}
 # a side that names its own quantity ("the maximum number of retries") is asked as is
 _NAMES_A_QUANTITY = re.compile(

@@ -1477,8 +1477,10 @@ _NOT_PRODUCTS = {"which", "what", "minimum", "maximum", "required", "recommended
                  "current", "oldest", "newest", "supported", "compatible"}  # fmt: skip
 
 
+@lru_cache(maxsize=64)
 def required_product(question: str) -> str:
-    """The product whose version a requirement question asks for ('Python'), or ''."""
+    """The product whose version a requirement question asks for ('Python'), or ''.
+    Cached: `from_sentence` asks it for every unit read against the question."""
     if not _REQUIREMENT.search(question):
         return ""
     for pattern in _PRODUCT_VERSION:
