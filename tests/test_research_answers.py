@@ -3185,3 +3185,86 @@ def test_a_sequence_labels_number_measures_no_tolerance() -> None:
     assert _extracted(tier, question) is None
     stated = "The checker compares the hashes with a 5% fractional tolerance."
     assert _extracted(stated, question) == "5%"
+
+
+def test_a_value_column_answers_what_value_a_named_constant_has_not_its_old_value() -> None:
+    """ "What value does CRAWL_PROTOCOL have?" reads the Value column of the row the
+    question names; "bumped CRAWL_PROTOCOL 3 → 4" tells a past change, whose old side is
+    no candidate, and the looked-up row leads even below that prose."""
+    table = (
+        "| Constant | Value | Purpose |\n|---|---|---|\n"
+        "| `CRAWL_PROTOCOL` | `7` | What the newest crawler sends |"
+    )
+    row = table.splitlines()[-1]
+    question = "What value does CRAWL_PROTOCOL have in crawler/contract.py?"
+    span = extract(row, table, question, expect(question))
+    assert span is not None and span.text == "7" and span.how.endswith("named by the question")
+    bumped = (
+        "`page_limit` is registered in `crawler/contract.py`, which bumped "
+        "`CRAWL_PROTOCOL` 3 → 4."
+    )
+    assert _extracted(bumped, question) == "4"
+    hits = [
+        Evidence(chunk_id="c1", file="arch.md", heading="Contract", text=bumped),
+        Evidence(chunk_id="c2", file="dev.md", heading="Constants", text=table),
+    ]
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.span is not None and composed.span.text == "7"
+
+
+def test_a_level_is_no_word_a_passage_must_write_and_where_in_asks_a_file() -> None:
+    """ "Above what sigma level …" is answered by "above 4 sigma"; "where in the crawler
+    codebase is X defined" asks for a file, as "where is X defined" does; "what score must
+    be reached" asks for a number."""
+    assert "level" not in expect("Above what sigma level must crawl peaks be?").focus
+    where = expect("Where in the crawler codebase is the LINK_TABLE mapping defined?")
+    assert (where.kind, where.head) == ("identifier", "file")
+    assert expect("What link_score must be reached before a page is kept?").kind == "number"
+    # a level's default is a value asked for, no name to look up first
+    assert defaulted_nouns("What is the default Verbosity level of the crawler?") == []
+
+
+def test_a_named_column_needs_no_passage_writing_the_asked_nouns_modifier() -> None:
+    """ "What selection priority does mirror_fast have?" is read from the Priority column
+    of mirror_fast's row: the row and the column are the question's, so "selection"
+    need not be written."""
+    table = "| Template | Condition | Priority |\n|---|---|---|\n| mirror_fast | any | 12 |"
+    question = "What selection priority does the mirror_fast template have?"
+    hits = [Evidence(chunk_id="c1", file="t.md", heading="Templates", text=table)]
+    composed = _composed_over(question, hits, "selection of pages", "other words")
+    assert composed is not None and composed.span is not None and composed.span.text == "12"
+    assert composed.focus_missing == []
+
+
+def test_its_after_a_named_subject_points_inside_the_asking_clause() -> None:
+    """ "In the crawler, which model does Link_Scorer_Tool use for its ranking?" places
+    the question and asks one fact; "For the mirror with no cache, which variable sets
+    its size?" points back at the mirror the context describes."""
+    assert split_bridge(
+        "In the crawler system, which model does Link_Scorer_Tool use for its ranking?"
+    ) is None
+    assert split_bridge("For the mirror with no page cache, which variable sets its size?") == (
+        "For the mirror with no page cache",
+        "which variable sets its size?",
+    )
+
+
+def test_a_described_subject_before_is_listed_under_which_is_asked_first() -> None:
+    """ "The program used as the crawler's probe is listed under which category?": the
+    description ends before "is listed under which"."""
+    described = described_thing(
+        "The program used as the crawler's liveness probe in stage 2 is listed under which "
+        "category in programs.yaml?"
+    )
+    assert described is not None
+    assert described.asked == "Which program used as the crawler's liveness probe in stage 2?"
+
+
+def test_a_name_that_is_a_keys_quoted_value_binds_nothing() -> None:
+    """ '"after_program": "crawl.fetch", "skip_links": true': crawl.fetch is the value of
+    after_program; the key after it is not crawl.fetch's value."""
+    from agentcycle.agent.research.explicit_value import bound_value
+
+    unit = '{ "stop": { "after_program": "crawl.fetch", "skip_links": true } }'
+    assert bound_value(unit, "crawl.fetch", suffixed=True) is None
+    assert bound_value('{ "crawl.fetch": "links_done" }', "crawl.fetch")[0] == "links_done"

@@ -704,3 +704,23 @@ def test_retrieval_leaves_out_the_name_of_the_document_a_question_cites(
     assert without_document_names(question) == searched
     primary = rewrite_queries(question, VOCABULARY)[0].lower()
     assert ("seed" in primary) == ("seed" in searched.lower())
+
+
+def test_mc_not_question_takes_the_option_a_passage_says_the_negation_of() -> None:
+    """ "Which package does the crawler NOT require?": the passage saying "`soup-lite` is
+    not required" answers it, though the option is better supported than the others;
+    without such a passage the least supported option is the fallback."""
+    from agentcycle.agent.research.mc import negatively_stated_option
+
+    question = "Which Python package does the crawler explicitly NOT require?"
+    texts = [
+        "The crawler requires these packages: pagefetch, linkparse.",
+        "Note: the `soup-lite` package is **not required**; the crawler parses pages itself.",
+    ]
+    units, _ = _passages_units(texts, question, ["other words"])
+    choices = {"A": "pagefetch", "B": "soup-lite", "C": "linkparse"}
+    assert negatively_stated_option(question, choices, units) == "B"
+    plain = [u for u in units if "soup-lite" not in u.text]
+    assert negatively_stated_option(question, choices, plain) is None
+    positive = "Which package does the crawler require?"
+    assert negatively_stated_option(positive, choices, units) is None

@@ -48,7 +48,8 @@ _NUMBER_Q = re.compile(
     # "what map correlation must it exceed": a bound asks for the number it sets; "what
     # happens when it cannot reach the server" asks what happens
     r"\b(what|which)\b(?!\s+happens)[^?]*(?<!cannot )(?<!can't )(?<!not )(?<!never )"
-    r"\b(exceed|surpass|stay (?:above|below|under)|fall below|reach)\b|"
+    r"\b(exceed(?:ed)?|surpass(?:ed)?|stay (?:above|below|under)|fall below|reach(?:ed)?|"
+    r"attain(?:ed)?)\b|"
     rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b|"
     # "what is the deep research agent's reference relevance threshold for nested chunks?":
     # the noun phrase "what is the" asks for ends in a quantity noun, however long it is
@@ -340,6 +341,7 @@ _FOCUS_STOP = STOPWORDS | {
     # "the maximum amount of citation text": how much, of what the phrase after "of" names
     "amount",
     "quantity",
+    "level",  # "above what sigma level": "above 4 sigma" names the measure, not its level
     "cap",  # "DocuChat's cap on reprompts": a maximum, which a passage writes MAX_REPROMPTS
     "name",
     "maximum",
@@ -424,6 +426,18 @@ def asks_a_quantity(question: str) -> bool:
     return _STRONG_NUMBER_Q.search(main_clause(question)) is not None
 
 
+# a code name: Cell_State_Analyzer_Tool, phenix.refine, `resolve_cryo_em`, camelCase
+_CODE_NAME = re.compile(r"`[^`]+`|\b[A-Za-z]\w*(?:[_.][A-Za-z0-9]\w*)+\b|\b[a-z]+[A-Z]\w*\b")
+
+
+def _names_its_antecedent(asking: str) -> bool:
+    """Whether the asking clause names, before its back-reference, the code name that
+    reference points at: in "which model does Cell_State_Analyzer_Tool rely on for its
+    learning?" the "its" is the tool's, and the clause before the comma only places it."""
+    reference = _BACK_REFERENCE.search(asking)
+    return reference is not None and bool(_CODE_NAME.search(asking[: reference.start()]))
+
+
 def points_back(asking: str) -> bool:
     """Whether an asking clause refers to something said before it ("its", "that tool")."""
     return _BACK_REFERENCE.search(asking) is not None
@@ -504,6 +518,7 @@ def split_bridge(question: str) -> tuple[str, str] | None:
             and points_back(text[commas[-1].end() :])
             and not _CONDITION_FIRST.match(text)
             and not _SETS_APART.search(text[: commas[-1].start()])
+            and not _names_its_antecedent(text[commas[-1].end() :])
         ):
             cut = commas[-1]
             parts = _placed_asking(text[: cut.start()], text[cut.end() :])
@@ -781,9 +796,10 @@ _IMPERATIVE = re.compile(r"^\s*(?:please\s+)?(?:name|give|state|identify)\s+the\
 _LIST_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?list\s+(?:all\s+)?(?:of\s+)?the\s+", re.I)
 
 
-# "Where is the X mapping defined?", "where is the knowledge base stored?": a file or path
+# "Where is the X mapping defined?", "where in the codebase is the knowledge base
+# stored?": a file or path
 _WHERE_FILE = re.compile(
-    r"^\s*where\s+(?:is|are|was|were)\b[^?]*\b(?:defined|declared|implemented|stored|kept|"
+    r"^\s*where\s+(?:(?:in|within|inside)\s+[^?]*?\s+)?(?:is|are|was|were)\b[^?]*\b(?:defined|declared|implemented|stored|kept|"
     r"saved|located|written)\b",
     re.IGNORECASE,
 )

@@ -206,11 +206,18 @@ def _looked_up(span: Span | None, unit: Scored, question: str) -> bool:
     )
 
 
-def _stated_margin(span: Span | None) -> float:
+def _stated_margin(stated: Ranked, question: str) -> float:
     """How far below the best unit a stated answer may rank and still lead: furthest for
-    a value bound to the very setting the question names, or a list exactly as long as
-    the count the question asks for."""
-    return 0.5 if span is not None and span.how.startswith((BOUND, COUNTED_LIST)) else 0.15
+    a value bound to the very setting the question names, a list exactly as long as the
+    count the question asks for, or the cell of the row the question names under the
+    column its head noun names ("what value does CURRENT_PROTOCOL_VERSION have")."""
+    span = stated.span
+    if span is not None and span.how.startswith((BOUND, COUNTED_LIST)):
+        return 0.5
+    named_column = span is not None and span.how.endswith(NAMED_COLUMN)
+    if named_column and _looked_up(span, stated.unit, question):
+        return 0.5
+    return 0.15
 
 
 SHARED_PREFIX = 6  # "verbosity" and "verbose" stem apart but are the same word
@@ -489,7 +496,7 @@ def _stated_instead(
     if _states_answer(lead.span, expectation, question):
         return lead
     stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation, question)), None)
-    if stated is not None and stated.score >= ranked[0].score - _stated_margin(stated.span):
+    if stated is not None and stated.score >= ranked[0].score - _stated_margin(stated, question):
         return stated
     return lead
 
@@ -540,9 +547,10 @@ def compose(
         [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
     )
     missing = [t for t in missing if t not in _named_by_form(lead.span, expectation, question)]
-    if lead.span is not None and lead.span.how.endswith(WH_ASKED):
-        # "checked in which *graph* node" read from the "Where checked" column: the row
-        # and the column are the question's; the noun's modifier need not be written
+    if lead.span is not None and lead.span.how.endswith((WH_ASKED, NAMED_COLUMN)):
+        # "checked in which *graph* node" read from the "Where checked" column, "what
+        # selection priority" from the "Priority" column: the row and the column are the
+        # question's; the noun's modifier need not be written
         modifiers = head_modifiers(question, expectation.head)
         missing = [t for t in missing if t not in modifiers]
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):

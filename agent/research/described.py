@@ -42,7 +42,9 @@ _DESCRIPTION = re.compile(
 )
 _VERB_LIKE = re.compile(r"\b\w+(?:s|ed)\b")  # a reduced relative clause has a verb
 _MAIN_VERB_BEFORE_ASKING = re.compile(
-    r"\s+\w+(?:s|ed)(?:\s+(?:on|upon|to|from|in|for|with|of|by|into))?\s+(?:which|what)\b",
+    # "… depends on which tool", "… is listed under which category"
+    r"(?:\s+(?:is|are|was|were|gets?|got))?\s+\w+(?:s|ed)"
+    r"(?:\s+(?:on|upon|to|from|in|for|with|of|by|into|under|as|among|within))?\s+(?:which|what)\b",
     re.IGNORECASE,
 )
 SEARCHED_UNITS = 8  # chunks of the best-matching sentences read for the description

@@ -115,6 +115,7 @@ def asked_name(question: str, expectation: Expectation) -> str | None:
 
 
 EMPTY_LIST = "none (an empty list)"  # how a name bound to [] reads
+_QUOTED_VALUE_BEFORE = re.compile(r"[:=]\s*[\"'`]$")  # the name is a key's quoted value
 
 
 def bound_value(
@@ -131,6 +132,8 @@ def bound_value(
         binder = _ANNOTATION.match(unit, match.end()) or _BINDER.match(unit, match.end())
         if binder is None or binder.end() == match.end():
             continue
+        if _QUOTED_VALUE_BEFORE.search(unit, max(0, match.start() - 4), match.start()):
+            continue  # '"after_program": "phenix.autosol", "skip": true': a value, no key
         if binder.group(0).rstrip().endswith("[") and unit[binder.end() :].startswith("]"):
             return EMPTY_LIST, binder.end()  # '"Viewer_Tool": [],': it needs nothing
         value = _BOUND_VALUE.match(unit, binder.end())

@@ -58,6 +58,7 @@ from agentcycle.agent.research.text import (
     present_terms,
     stem,
     term_set,
+    tokens,
 )
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
@@ -693,13 +694,14 @@ def _head_column(raw: list[str], header: list[str], expectation: Expectation) ->
     """The cell under the column the question's head noun names: "which *category*"
     reads the Category column even when its value ("model") echoes the question's own
     words ("positioned models")."""
-    if not header or not expectation.head or expectation.kind in ("number", "yes_no"):
+    if not header or not expectation.head or expectation.kind == "yes_no":
         return None
     for index, title in enumerate(header[: len(raw)]):
-        words = content_terms(title)
+        words = [stem(word) for word in tokens(title)]  # "Value" too, a question word
         if words and words[-1] == expectation.head and raw[index].strip():
             value = _cell_value(raw[index], expectation)
-            if value:
+            # "what value does X have" reads the Value column, when it holds a number
+            if value and (expectation.kind != "number" or _fits(value, "number")):
                 return Span(value, 0.9, f"table column {title!r} {NAMED_COLUMN}")
     return None
 
@@ -1182,6 +1184,7 @@ def _named_after(identifier: str, focus: Sequence[str]) -> bool:
 
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 _TO_AFTER = re.compile(r"\s+to\s+[~<>≤≥]?\d")
+_ARROW_TO_NUMBER = re.compile(r"`?\s*(?:→|->|⟶)\s*`?[~<>≤≥]?\d")
 _ASKS_BEFORE = re.compile(
     r"\b(?:from|before|previous(?:ly)?|original(?:ly)?|old|used to|prior|earlier|baseline)\b",
     re.IGNORECASE,
@@ -1189,12 +1192,13 @@ _ASKS_BEFORE = re.compile(
 
 
 def _changed_away_from(unit: str, position: int, length: int) -> bool:
-    """Whether the number at `position` is the old side of "from A to B": "rate up from
-    16.9% to 28.1%" is now 28.1% (unless the question asks for the earlier value)."""
+    """Whether the number at `position` is the old side of "from A to B" or "A → B":
+    "rate up from 16.9% to 28.1%" is now 28.1%, "bumped the version 5 → 6" is now 6
+    (unless the question asks for the earlier value)."""
+    end = position + length
     return bool(
-        _FROM_BEFORE.search(unit[max(0, position - 6) : position])
-        and _TO_AFTER.match(unit, position + length)
-    )
+        _FROM_BEFORE.search(unit[max(0, position - 6) : position]) and _TO_AFTER.match(unit, end)
+    ) or bool(_ARROW_TO_NUMBER.match(unit, end))
 
 
 # "X is accepted as an alias for Y", "X is the default mode": what X is said to be

@@ -505,6 +505,45 @@ def _named_column_option(
     return None
 
 
+# "Which package does the agent NOT require?": the verb the question negates
+_NEGATED_VERB = re.compile(r"\b(?:NOT|never)\s+(?:[a-z]+ly\s+)?([a-z][a-z-]{2,})\b")
+# the passage says it of the option: "`X` is **not required**" after it, "does not
+# require X" before it
+_NOT = r"\b(?:not|never|no longer)\s+"
+_NEGATED_AFTER = re.compile(rf"^[^.;:]{{0,40}}?{_NOT}(?:[a-z]+\s+)??([a-z][a-z-]{{2,}})")
+_NEGATED_BEFORE = re.compile(rf"{_NOT}([a-z][a-z-]{{2,}})\s+(?:[\w-]+\s+){{0,3}}$")
+
+
+def _same_verb(said: str, asked: str) -> bool:
+    """Stems of one verb: "use" and "used" stem apart."""
+    return said == asked or (min(len(said), len(asked)) >= 3 and said.startswith(asked))
+
+
+def negatively_stated_option(
+    objective: str, choices: dict[str, str], units: list[Scored]
+) -> str | None:
+    """The one option a passage says the question's negated verb of, negated: "which
+    package does the agent NOT require" is answered by "the `langchain-classic` package is
+    not required", whatever the other options' support. Picking the least supported
+    option is the fallback when no passage says so."""
+    asked = _NEGATED_VERB.search(objective)
+    if asked is None:
+        return None
+    verb = stem(asked.group(1).lower())
+    found = set()
+    for unit in units:
+        text = normalise(unit.text)
+        for letter, option in choices.items():
+            for position in _occurrences(option, text):
+                end = position + len(normalise(option))
+                after = _NEGATED_AFTER.match(text[end:])
+                before = _NEGATED_BEFORE.search(text[max(0, position - 60) : position])
+                said = [m for m in (after, before) if m is not None]
+                if any(_same_verb(stem(m.group(1)), verb) for m in said):
+                    found.add(letter)
+    return found.pop() if len(found) == 1 else None
+
+
 def select(scores: dict[str, float], negated: bool) -> str:
     """The best supported option, or the least supported one for NOT/EXCEPT questions."""
     ordered = sorted(scores, key=lambda k: (scores[k], k))

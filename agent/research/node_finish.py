@@ -12,7 +12,12 @@ from langchain_core.runnables import RunnableConfig
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import is_negated
 from agentcycle.agent.research.compose import render
-from agentcycle.agent.research.mc import option_named, score_options, select
+from agentcycle.agent.research.mc import (
+    negatively_stated_option,
+    option_named,
+    score_options,
+    select,
+)
 from agentcycle.agent.research.node_answer import pooled_evidence
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
 from agentcycle.agent.research.state import (
@@ -94,7 +99,11 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
         state["objective"], choices, units, tools.vocabulary(), tools.text_similarities,
         open_answer,
     )  # fmt: skip
-    letter = select(scores, is_negated(state["objective"]))
+    negated = is_negated(state["objective"])
+    said_not = negatively_stated_option(state["objective"], choices, units) if negated else None
+    letter = said_not or select(scores, negated)
+    if said_not is not None:
+        reasons[said_not] = f"stated negated, as asked: {reasons[said_not]}"
     llm = tools.llm
     if llm is not None and llm.enabled:
         prompt = (

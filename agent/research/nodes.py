@@ -88,6 +88,9 @@ def refuse_node(state: ResearchState, config: RunnableConfig) -> Update:
 
 def classify_node(state: ResearchState, config: RunnableConfig) -> Update:
     question_type, why = classify(state["objective"])
+    if question_type == "simple" and split_bridge(state["objective"]) is not None:
+        # "X needs Y; which rule decides what it gets?": the context is a fact of its own
+        question_type, why = "multi_hop", "a context sets up the fact the asking clause is about"
     constraints = parse_constraints(state["question"])
     return {
         "question_type": question_type,

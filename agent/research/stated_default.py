@@ -46,7 +46,8 @@ _VALUE_NOUNS = {
     for w in (
         "value", "values", "setting", "settings", "number", "timeout", "limit", "size",
         "threshold", "budget", "count", "length", "port", "path", "directory", "folder",
-        "file", "cycles", "max", "maximum", "minimum", "behaviour", "behavior", "is", "was",
+        "file", "cycles", "max", "maximum", "minimum", "behaviour", "behavior", "level", "is",
+        "was",
     )
 }  # fmt: skip
 _NAME = r"([A-Z][\w.+-]{1,40})"
