@@ -2649,7 +2649,9 @@ def test_a_contracted_negation_of_the_asked_word_says_no() -> None:
 def test_a_comparing_question_asks_each_side_on_its_own(
     question: str, operation: str, first: str, second: str
 ) -> None:
-    assert split_comparison(question) == Comparison(operation, first, second)  # type: ignore[arg-type]
+    compared = split_comparison(question)
+    assert compared is not None
+    assert (compared.operation, compared.first, compared.second) == (operation, first, second)
 
 
 def test_ordinary_questions_compare_nothing() -> None:
@@ -3268,3 +3270,35 @@ def test_a_name_that_is_a_keys_quoted_value_binds_nothing() -> None:
     unit = '{ "stop": { "after_program": "crawl.fetch", "skip_links": true } }'
     assert bound_value(unit, "crawl.fetch", suffixed=True) is None
     assert bound_value('{ "crawl.fetch": "links_done" }', "crawl.fetch")[0] == "links_done"
+
+
+def test_dashed_choices_by_how_much_and_more_than_questions_compare_two_facts() -> None:
+    """ "Which limit is larger, and by how much - A or B?" names the side it picks and
+    the difference; "which allows more retries - A's limit or B's limit" asks each limit;
+    "does A use more calls than B's limit?" is a yes or no with both values; a number
+    written out ("higher than 0.5") is no second fact."""
+    by = split_comparison(
+        "Which limit is larger, and by how much - the crawler's maximum number of pages or "
+        "the mirror's maximum number of retries?"
+    )
+    assert by is not None and by.by_how_much and by.operation == "larger"
+    assert by.names == (
+        "the crawler's maximum number of pages",
+        "the mirror's maximum number of retries",
+    )
+    limits = split_comparison(
+        "Which allows more retries - the crawler's fetch limit or the mirror's retry limit?"
+    )
+    assert limits is not None and limits.first == "What is the crawler's fetch limit?"
+    calls = split_comparison("Does a deep crawl use more fetch calls than the mirror's call limit?")
+    assert calls is not None and calls.operation == "more than"
+    assert calls.first == "How many fetch calls does a deep crawl use?"
+    assert split_comparison("Is the crawler's link threshold higher than 0.5?") is None
+
+
+def test_the_focus_of_a_possessed_phrase_is_the_thing_owned() -> None:
+    """ "the crawler agent's page (fetch) retry limit" asks about the retry limit; the
+    owner is a name the passages must write anyway, and a parenthesis inside the phrase
+    still leaves it a quantity."""
+    asked = expect("What is the crawler agent's page (fetch) retry limit?")
+    assert asked.kind == "number" and "crawl" not in asked.focus and "retr" in asked.focus

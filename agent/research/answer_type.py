@@ -53,7 +53,8 @@ _NUMBER_Q = re.compile(
     rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b|"
     # "what is the deep research agent's reference relevance threshold for nested chunks?":
     # the noun phrase "what is the" asks for ends in a quantity noun, however long it is
-    rf"\bwhat(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:[\w'’-]+\s+){{0,6}}?(?:{_QUANTITY_NOUNS})"
+    rf"\bwhat(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:(?:[\w'’-]+|\([^()?]*\))\s+){{0,6}}?"
+    rf"(?:{_QUANTITY_NOUNS})"
     r"\s*(?:\?|$|\b(?:for|of|in|on|at|used|that|when|applied|set)\b))",
     re.IGNORECASE,
 )
@@ -700,6 +701,14 @@ def _measure_of(words: list[str]) -> bool:
     return any(a in _MEASURE_OF and b == "of" for a, b in pairwise(bare))
 
 
+def _owned_part(phrase: list[str]) -> list[str]:
+    """The words after the phrase's last possessive: what is asked is the thing owned
+    ("synthesis retry limit"), and the owner ("the deep-research agent") is a name the
+    passages must write anyway (`key_entities`)."""
+    owner = max((i for i, w in enumerate(phrase[:-1]) if re.search(r"['’]s$", w)), default=-1)
+    return phrase[owner + 1 :]
+
+
 def _focus(clause: str) -> list[str]:
     """Subject words of the noun phrase the wh-word asks about ("the default *port*").
 
@@ -716,7 +725,10 @@ def _focus(clause: str) -> list[str]:
     if len(words) > 2 and words[0].lower() in _MEASURE_OF and words[1].lower() == "of":
         words = words[2:]  # "what size of buffer": how big the buffer is; a "chunk size" is named
     phrase = _phrase_after(words, counted=match.group(0).lower() in ("how many", "how much"))
-    terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
+    owned = _owned_part(phrase)  # "the deep-research agent's synthesis retry limit"
+    terms = [t for t in content_terms(" ".join(owned)) if t not in _FOCUS_STOP | _KIND_NOUNS]
+    if not terms:  # "the agent's value": the owner is all the phrase names
+        terms = [t for t in content_terms(" ".join(phrase)) if t not in _FOCUS_STOP | _KIND_NOUNS]
     if terms and set(terms) <= _MEASURE_STEMS and _measure_of(words):
         terms = []  # "what is the size of the retry buffer": how big the buffer is
     if not terms:

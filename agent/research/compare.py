@@ -39,12 +39,18 @@ def _compared(comparison: Comparison, first: Composition, second: Composition) -
         return f"{_shown(abs(a - b))} ({first.direct} vs {second.direct})"
     if comparison.operation == "same":
         return f"Yes (both {first.direct})" if a == b else f"No ({first.direct} vs {second.direct})"
+    if comparison.operation in ("more than", "less than"):
+        if a == b:
+            return f"No (both {first.direct})"
+        holds = a > b if comparison.operation == "more than" else a < b
+        return f"{'Yes' if holds else 'No'} ({first.direct} vs {second.direct})"
     pick_first = (a >= b) if comparison.operation == "larger" else (a <= b)
     chosen, other = (first, second) if pick_first else (second, first)
     name = comparison.names[0 if pick_first else 1]
+    by = f", by {_shown(abs(a - b))}" if comparison.by_how_much else ""
     if name:  # "which has the lower cap, A or B": the one picked, then both values
-        return f"{name} ({chosen.direct} vs {other.direct})"
-    return f"{chosen.direct} (vs {other.direct})"
+        return f"{name} ({chosen.direct} vs {other.direct}){by}"
+    return f"{chosen.direct} (vs {other.direct}){by}"
 
 
 def compose_comparison(

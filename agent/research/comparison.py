@@ -3,7 +3,8 @@ than B?" is two questions ("how many reprompts does A allow?", "what is B?") and
 difference; "which threshold is higher: A's or B's?" and "which has the lower cap, A or
 B?" two questions and a choice; "how many results does A return, compared with B?" and
 "how many does A make, and how many does B?" two questions whose answers are shown side
-by side; "is A the same number as B?" two questions and a yes or no.
+by side; "is A the same number as B?" and "does A use more calls than B?" two questions
+and a yes or no.
 
 Read before planning (each side gets its own retrieval step, often in another
 document) and before answering (`compare.compose_comparison`).
@@ -15,11 +16,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Operation = Literal["difference", "larger", "smaller", "both", "same"]
+Operation = Literal["difference", "larger", "smaller", "both", "same", "more than", "less than"]
 
 # the comparative degrees a choosing question may ask for
 _DEGREE = r"higher|larger|bigger|greater|lower|smaller|longer|shorter"
 _AUX = r"does|do|did|can|will|would"  # the auxiliary of "how many X does A …"
+# what sets the two sides off the asking words: "…: A or B", "…, A or B", "… - A or B"
+_SIDES_START = r"\s*(?:[:,]|\s[-–—])\s*"
+# "which limit is larger, and by how much - A or B?": the choice and the difference
+_BY_HOW_MUCH = r"(?P<by>,?\s+and\s+by\s+how\s+much)?"
 # "how many more reprompts does A allow than B", "how much longer is A than B"
 _HOW_MANY_MORE = re.compile(
     r"\bhow (?:many|much) (?:more|fewer|less|higher|larger|bigger|greater|longer|lower|"
@@ -30,7 +35,8 @@ _HOW_MANY_MORE = re.compile(
 )
 # "which threshold is higher: A, or B?", "which is larger, A or B?"
 _WHICH_IS = re.compile(
-    rf"\bwhich(?:\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?))?\s+is\s+(?P<degree>{_DEGREE})\s*[:,]\s*"
+    rf"\bwhich(?:\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?))?\s+is\s+(?P<degree>{_DEGREE}){_BY_HOW_MUCH}"
+    rf"{_SIDES_START}"
     r"(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
@@ -38,13 +44,14 @@ _WHICH_IS = re.compile(
 _WHICH_HAS = re.compile(
     r"\bwhich(?:\s+(?:one|of\s+(?:the\s+)?(?:two|them|these|those)))?\s+(?P<verb>has|uses|allows|"
     rf"sets|gives|keeps|permits|returns|takes|makes)\s+(?:the\s+|a\s+)?(?P<degree>{_DEGREE}|more|"
-    r"fewer)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
+    rf"fewer)\s+(?P<noun>[^,:?]+?){_BY_HOW_MUCH}{_SIDES_START}"
     r"(?P<first>[^?]+?),?\s+or\s+(?P<second>[^?,;]+?)\s*(?:[,;]\s*and\b[^?]*)?(?:\?|$)",
     re.IGNORECASE,
 )
 # "which is the higher cut-off: A's relevance threshold, or B's confidence threshold?"
 _WHICH_IS_THE = re.compile(
-    rf"\bwhich\s+is\s+the\s+(?P<degree>{_DEGREE}|stricter|looser)\s+(?P<noun>[^,:?]+?)\s*[:,]\s*"
+    rf"\bwhich\s+is\s+the\s+(?P<degree>{_DEGREE}|stricter|looser)\s+(?P<noun>[^,:?]+?)"
+    rf"{_BY_HOW_MUCH}{_SIDES_START}"
     r"(?P<first>[^?]+?),?\s+or\s+"
     r"(?P<second>[^?,;]+?)\s*(?:\?|$)",
     re.IGNORECASE,
@@ -67,6 +74,20 @@ _SAME_AS = re.compile(
     r"setting))?\s+as|equal\s+to|identical\s+to)\s+(?P<second>[^?]+?)\s*\??\s*$",
     re.IGNORECASE,
 )
+# "does A use more LLM calls than B's limit?", "is A's threshold higher than B's?": a
+# yes or no, with both values
+_DOES_MORE_THAN = re.compile(
+    r"^\s*(?:does|do|did|can|will|would)\s+(?P<first>.+?)\s+(?P<verb>[a-z]+)\s+"
+    r"(?P<degree>more|fewer|less)\s+(?P<noun>[^?]+?)\s+than\s+(?P<second>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+_IS_MORE_THAN = re.compile(
+    rf"^\s*(?:is|are|was|were)\s+(?P<first>.+?)\s+(?P<degree>{_DEGREE})\s+than\s+"
+    r"(?P<second>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+# "… higher than 0.5", "… more calls than 10": a number written out is no second fact
+_LITERAL = re.compile(r"\W*(?:the\s+)?[~<>≤≥]?\s*\d[\d.,]*\s*(?:%|[A-Za-z]{0,8})\W*$")
 # where the subject of "how many N does SUBJECT verb" or "what is the N of SUBJECT" stands
 _COUNTED_SUBJECT = re.compile(
     rf"\bhow many\s+.+?\s+(?:{_AUX})\s+(?P<subject>.+?)"
@@ -78,7 +99,7 @@ _AUXILIARY = re.compile(rf"\b(?:{_AUX})\b", re.IGNORECASE)
 _SMALLER = {"lower", "smaller", "shorter", "fewer", "less", "looser"}
 # a side that names its own quantity ("the maximum number of retries") is asked as is
 _NAMES_A_QUANTITY = re.compile(
-    r"\b(?:number|count|maximum|minimum|limit|value|threshold|score|size|budget|cap)\b",
+    r"(?:\b|_)(?:number|count|maximum|minimum|limit|value|threshold|score|size|budget|cap)\b",
     re.IGNORECASE,
 )
 
@@ -91,6 +112,7 @@ class Comparison:
     # the two things compared, as the question names them ("DocuChat Agent Mode"): a
     # "which has the lower cap" answer names the one it picks
     names: tuple[str, str] = ("", "")
+    by_how_much: bool = False  # "… and by how much": the difference is shown too
 
 
 def split_comparison(question: str) -> Comparison | None:
@@ -109,6 +131,8 @@ def split_comparison(question: str) -> Comparison | None:
             operation,
             _side_question(noun, which["first"]),
             _side_question(noun, which["second"]),
+            (which["first"].strip(), which["second"].strip()),
+            bool(which["by"]),
         )
     has = _WHICH_HAS.search(text) or _WHICH_IS_THE.search(text)
     if has is not None:
@@ -116,20 +140,44 @@ def split_comparison(question: str) -> Comparison | None:
         noun, sides = has["noun"].strip(), (has["first"].strip(), has["second"].strip())
         verb = (has.groupdict().get("verb") or "").lower()
         if has["degree"].lower() in ("more", "fewer") and verb:
-            # "which keeps more documents: A or B" asks how many each keeps
+            # "which keeps more documents: A or B" asks how many each keeps; "which allows
+            # more retries: A's reprompt limit or B's" what each limit is
             base = "have" if verb == "has" else verb.removesuffix("s")
-            asked = tuple(f"How many {noun} does {side} {base}?" for side in sides)
+            asked = tuple(
+                f"What is {side}?"
+                if _NAMES_A_QUANTITY.search(side)
+                else f"How many {noun} does {side} {base}?"
+                for side in sides
+            )
         elif verb:
             asked = tuple(f"What is the {noun} of {side}?" for side in sides)
         else:  # "which is the higher cut-off: A's threshold, or B's?"
             asked = tuple(_side_question(noun, side) for side in sides)
-        return Comparison(operation, *asked, names=sides)
+        return Comparison(operation, *asked, names=sides, by_how_much=bool(has["by"]))
     return _side_by_side(text)
 
 
 def _side_by_side(text: str) -> Comparison | None:
     """The forms that ask for both values ("A, compared with B"; "how many does A …, and
     how many does B …") or whether they are equal ("is A the same number as B?")."""
+    more = _DOES_MORE_THAN.search(text)
+    if more is not None and not _LITERAL.match(more["second"]):
+        less = more["degree"].lower() != "more"
+        noun, verb = more["noun"].strip(), more["verb"].lower()
+        return Comparison(
+            "less than" if less else "more than",
+            f"How many {noun} does {more['first']} {verb.removesuffix('s')}?",
+            _side_question(noun, more["second"], counted=True),
+        )
+    higher = _IS_MORE_THAN.search(text)
+    if higher is not None and not _LITERAL.match(higher["second"]) and _NAMES_A_QUANTITY.search(
+        higher["first"]
+    ):  # "is A's threshold higher than B's?"; "is the link cache larger …" may be said outright
+        return Comparison(
+            "less than" if higher["degree"].lower() in _SMALLER else "more than",
+            _side_question("", higher["first"]),
+            _side_question("", higher["second"]),
+        )
     same = _SAME_AS.search(text)
     if same is not None:
         return Comparison(
