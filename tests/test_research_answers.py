@@ -3302,3 +3302,28 @@ def test_the_focus_of_a_possessed_phrase_is_the_thing_owned() -> None:
     still leaves it a quantity."""
     asked = expect("What is the crawler agent's page (fetch) retry limit?")
     assert asked.kind == "number" and "crawl" not in asked.focus and "retr" in asked.focus
+
+
+def test_a_closing_instruction_picks_the_part_to_answer() -> None:
+    """ "Which node does X return on a retry, and how many retries does Y allow? Give the
+    node." asks for the node; "… Give the number." for the count; a question with no such
+    instruction is left as asked."""
+    from agentcycle.agent.research.answer_type import instructed_part
+
+    both = (
+        "In the crawler, which node does route_after_fetch() return on a retry, and at most "
+        "how many such retries does FETCH_RETRY_MAX allow?"
+    )
+    assert instructed_part(f"{both} Give the node.") == (
+        "In the crawler, which node does route_after_fetch() return on a retry?"
+    )
+    assert instructed_part(f"{both} Give the number.").startswith("At most how many")
+    assert instructed_part(both) == both
+
+
+def test_a_value_given_otherwise_does_not_answer_the_case_asked() -> None:
+    """ 'returns "refetch" on retry, "store_page" otherwise' answers "which node does it
+    return on a retry" with refetch, and "… otherwise" with store_page."""
+    unit = 'route_after_fetch() returns "refetch" on retry, "store_page" otherwise'
+    assert _extracted(unit, "Which node does route_after_fetch() return on a retry?") == "refetch"
+    assert _extracted(unit, "Which node does route_after_fetch() return otherwise?") == "store_page"

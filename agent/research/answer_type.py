@@ -548,6 +548,40 @@ _PAIR = re.compile(
 )
 
 
+# "…, and how many retries does it allow? Give the node.": a closing instruction that
+# says which of the question's parts is to be answered
+_GIVE_THE = re.compile(
+    r"\?\s*(?:please\s+)?(?:give|name|state|report|answer with)\s+(?:only\s+|just\s+)?"
+    r"the\s+(?P<noun>(?:[\w-]+\s+){0,2}[\w-]+?)s?\s*\.?\s*$",
+    re.IGNORECASE,
+)
+_PARTS = re.compile(
+    r"^(?P<first>.*\b(?:what|which|how|who|where|when)\b.*?)\s*[,;]\s*and\s+"
+    r"(?P<second>[^?]*\b(?:what|which|how|who|where|when)\b[^?]*)\?$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def instructed_part(question: str) -> str:
+    """The question a closing instruction picks out of a two-part one: "which node does
+    X return, and how many retries does Y allow? Give the node." asks for the node;
+    "… Give the number." for the count. Otherwise the question as asked."""
+    give = _GIVE_THE.search(question)
+    if give is None:
+        return question
+    body = question[: give.start() + 1].strip()
+    parts = _PARTS.match(body)
+    if parts is None:
+        return body
+    noun = stem(give["noun"].split()[-1].lower())
+    for part in (parts["first"], parts["second"]):
+        head = head_noun(part)
+        counts = noun in ("numb", "count", "valu") and _NUMBER_Q.search(part) is not None
+        if head == noun or counts:
+            return f"{part.strip()[0].upper()}{part.strip()[1:]}?"
+    return body
+
+
 def split_pair(question: str) -> tuple[str, str] | None:
     """(first question, second question) of "WH …, and WH …?", or None. The first keeps
     the sentences before it (they name its subject); the second may point back at it
@@ -811,8 +845,8 @@ _LIST_IMPERATIVE = re.compile(r"^\s*(?:please\s+)?list\s+(?:all\s+)?(?:of\s+)?th
 # "Where is the X mapping defined?", "where in the codebase is the knowledge base
 # stored?": a file or path
 _WHERE_FILE = re.compile(
-    r"^\s*where\s+(?:(?:in|within|inside)\s+[^?]*?\s+)?(?:is|are|was|were)\b[^?]*\b(?:defined|declared|implemented|stored|kept|"
-    r"saved|located|written)\b",
+    r"^\s*where\s+(?:(?:in|within|inside)\s+[^?]*?\s+)?(?:is|are|was|were)\b[^?]*\b"
+    r"(?:defined|declared|implemented|stored|kept|saved|located|written)\b",
     re.IGNORECASE,
 )
 

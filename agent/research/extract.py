@@ -1182,6 +1182,9 @@ def _named_after(identifier: str, focus: Sequence[str]) -> bool:
     return sum(term in parts for term in focus) * 3 >= len(focus) * 2
 
 
+# a value the unit gives for every case but the one it names: asked only "otherwise"
+_OTHERWISE = re.compile(r"[`\"'*]*\s*,?\s*(?:otherwise|else)\b", re.IGNORECASE)
+_ASKS_OTHERWISE = re.compile(r"\b(?:otherwise|else|if not|when not|not on)\b", re.IGNORECASE)
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.IGNORECASE)
 _TO_AFTER = re.compile(r"\s+to\s+[~<>≤≥]?\d")
 _ARROW_TO_NUMBER = re.compile(r"`?\s*(?:→|->|⟶)\s*`?[~<>≤≥]?\d")
@@ -1321,6 +1324,7 @@ def from_sentence(
     asks_earlier = bool(_ASKS_BEFORE.search(asking))
     anchors = _anchors(unit, terms)
     negates = _question_negations(question)[0]
+    asks_otherwise = bool(_ASKS_OTHERWISE.search(question))
     asks_elapsed = kind == "number" and bool(_ASKS_ELAPSED.search(asking))
     asks_target = bool(ASKS_MAPPED_TARGET.search(question))
     bound_here = values_bound_to_question_names(
@@ -1446,6 +1450,8 @@ def from_sentence(
             # with its own description, the one whose description the question repeats
             top_share = max(described.values())
             fit = fit + 0.5 * top_share if described[position] == top_share > 0 else fit * 0.5
+        if _OTHERWISE.match(unit, position + len(text)) and not asks_otherwise:
+            fit *= 0.3  # 'returns "synthesize" on retry, "attribute_sources" otherwise'
         if not negates and _ruled_out(unit, position):
             fit *= 0.3  # "in the generic cif category — not model or search_model"
         if kind == "identifier" and _named_after(text, expectation.focus):
@@ -1636,6 +1642,9 @@ _ASKS_THE_OTHERS = re.compile(
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
 
+_QUOTED_TOKEN = re.compile(r"\"[\w.:/-]+\"")  # one word in quotes: a code string's value
+
+
 def _less_the_named(span: Span | None, question: str) -> Span | None:
     """A listed span without the items a question that asks for the others names: the
     row "`.mtz`, `.sca`, `.hkl`" answers "apart from .mtz and .sca, which other" with
@@ -1676,4 +1685,7 @@ def extract(
         if expectation.head and not numeric and _NUMBER.fullmatch(found[0]):
             continue  # "in which node is that target checked": its 0.70 names no node
         return Span(found[0], 0.95, f"{BOUND} {bridge}")
-    return _less_the_named(from_sentence(unit, question, expectation, exclude), question)
+    span = from_sentence(unit, question, expectation, exclude)
+    if span is not None and _QUOTED_TOKEN.fullmatch(span.text):
+        span = replace(span, text=span.text[1:-1])  # returns "synthesize": the node's name
+    return _less_the_named(span, question)

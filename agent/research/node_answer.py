@@ -17,6 +17,7 @@ from agentcycle.agent.research.answer_type import (
     asking_part,
     asks_a_quantity,
     expect,
+    instructed_part,
     main_clause,
     split_bridge,
     split_pair,
@@ -183,6 +184,7 @@ def _composition(
     """The expected answer and the composed answer: each side of a comparison (over
     `sides`), through the bridge for a two-hop question, else from the question's own
     best units."""
+    question = instructed_part(question)  # "…? Give the node.": the part it names
     comparison = split_comparison(question)
     if comparison is not None:  # "how many more X does A allow than B"
         compared = compose_comparison(
