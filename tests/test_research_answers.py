@@ -3327,3 +3327,105 @@ def test_a_value_given_otherwise_does_not_answer_the_case_asked() -> None:
     unit = 'route_after_fetch() returns "refetch" on retry, "store_page" otherwise'
     assert _extracted(unit, "Which node does route_after_fetch() return on a retry?") == "refetch"
     assert _extracted(unit, "Which node does route_after_fetch() return otherwise?") == "store_page"
+
+
+@pytest.mark.parametrize(
+    ("question", "number"),
+    [
+        ("At what verbosity is the fetch_start event shown?", False),
+        ("At what link_score does the crawler accept a page?", True),
+        ("Which quality band does a score just under 0.30 fall into?", False),
+        ("What did the crawler's hit rate drop to?", True),
+        ("What is the maximum nesting level for link following?", True),
+    ],
+)
+def test_a_named_level_is_no_quantity(question: str, number: bool) -> None:
+    """ "at what verbosity" asks for a level by name; "which quality band does a score
+    … fall into" asks for the band, whose noun phrase ends at its verb."""
+    assert (expect(question).kind == "number") is number
+
+
+def test_whether_to_a_or_b_is_part_of_a_yes_no_question() -> None:
+    """ "does it decide whether to advance or retreat?" asks yes or no about deciding,
+    not which of the two it does."""
+    assert either_or("Does the gate call an LLM to decide whether to advance or retreat?") == {}
+    assert either_or("Does the crawler choose between fetching or skipping?") == {}
+    assert either_or("Is the cache on or off by default?") == {"A": "on", "B": "off"}
+
+
+def test_a_line_of_code_binding_a_name_is_a_unit_of_its_own() -> None:
+    """Constants in a code block are statements each; a PHIL parameter's attribute lines
+    go with the name they belong to; a signature's parameter lines are no statements."""
+    from agentcycle.agent.research.text import sentences
+
+    text = (
+        "```python\nCRAWL_DEPTH = 4        # Max link depth\n"
+        "SAME_HOST_LIMIT = 3    # Stop after N pages of one host\n```\n\n"
+        "```phil\nmode = fast\n  .type = choice(fast, slow)\n```\n\n"
+        "```python\ndef fetch(\n    url: str,\n    retries: int = 2,\n) -> Page:\n```"
+    )
+    units = [u.text for u in sentences(text)]
+    assert "SAME_HOST_LIMIT = 3    # Stop after N pages of one host" in units
+    assert "mode = fast .type = choice(fast, slow)" in units
+    assert not any(u.startswith("retries") for u in units)
+    question = "What is the crawler's same-host limit?"
+    hits = [Evidence(chunk_id="c1", file="crawl.md", heading="Limits", text=text)]
+    composed = _composed_over(question, hits, "other words about queues")
+    assert composed is not None and composed.span is not None
+    assert composed.span.text == "3"
+
+
+def test_an_indented_binding_is_read_with_the_block_it_belongs_to() -> None:
+    """ 'FAST = "fast"  # (default)' under "class Mode:" answers "the default mode"."""
+    from agentcycle.agent.research.clean import enclosing_line
+
+    chunk = 'class Mode:\n    SLOW = "slow"\n    FAST = "fast"  # Quick pass (default)\n'
+    assert enclosing_line('FAST = "fast"  # Quick pass (default)', chunk) == "class Mode:"
+    assert enclosing_line("class Mode:", chunk) == ""
+
+
+def test_a_short_sentence_opening_a_section_is_about_its_heading() -> None:
+    """ "No LLM." right below "Gate Evaluator" says the gate evaluator uses no LLM: the
+    heading is its subject, and it answers the yes/no question about it."""
+    hits = [
+        Evidence(
+            chunk_id="c1",
+            file="crawl.md",
+            heading="Crawler > Gate Evaluator",
+            text="Purely deterministic. No LLM.\n\nIt runs after each fetch and returns "
+            "advance or retreat for the crawl frontier.",
+        ),
+        Evidence(
+            chunk_id="c2",
+            file="crawl.md",
+            heading="Crawler > Capabilities",
+            text="After each fetch the crawler's gate evaluator decides to advance the "
+            "frontier or retreat from it.",
+        ),
+    ]
+    question = "Does the crawler's gate evaluator call an LLM to decide whether to advance?"
+    composed = _composed_over(question, hits, "other words about queues", "LLM prompts")
+    assert composed is not None and composed.direct.startswith("No")
+
+
+def test_which_x_type_is_answered_by_the_name_before_x() -> None:
+    """ "which residue type does it count": "Met residues" names the type; the file
+    named beside it is no residue."""
+    unit = "`sites.py` `count_sites()` counts scatterers from sequences: Met residues for Se-SAD."
+    question = "Which residue type does count_sites() count to estimate the sites?"
+    assert _extracted(unit, question) == "Met residues"
+
+
+def test_a_written_value_asks_for_the_title_of_its_column() -> None:
+    """A row named by its key, with one cell the question writes, answers "which
+    backend" with that cell's column title, when the titles are the things asked for;
+    a question that picks the column by its title, or asks for a kind the title is not,
+    reads the row as a lookup."""
+    table = "| Task | alpha | beta |\n|---|---|---|\n| Summaries | tiny-7b | big-70b |"
+    row = "| Summaries | tiny-7b | big-70b |"
+    assert _extracted(row, "Which backend serves tiny-7b for summaries?", table) == "alpha"
+    assert _extracted(row, "Which alpha model is used for summaries?", table) == "tiny-7b"
+    files = "| Part | File | Entry |\n|---|---|---|\n| Storage | `a/store.py` | `SessionStore` |"
+    stored = "| Storage | `a/store.py` | `SessionStore` |"
+    asked = "Which class in a/store.py provides storage?"
+    assert _extracted(stored, asked, files) == "SessionStore"

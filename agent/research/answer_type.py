@@ -35,11 +35,13 @@ _QUANTITY_NOUNS = (
     # "what response time does X give": a duration, whatever the word before "time"
     r"duration|delay|interval|response time|run time|wall time|wait time"
 )
+_VERB_AUX = r"does|do|did|is|are|was|were|can|could|will|would|should|has|have|must|may"
 _NUMBER_Q = re.compile(
     r"\b(how (many|much|long|often|large|big|small|far|similar|close|high|low|deep|"
     r"strict|confident|fast|slow)|what (percentage|fraction)|"
-    # "under what threshold", but "under what licence" asks for a name
-    r"(below|above|under|over|at|to|from|within|at least|at most|"
+    # "under what threshold", but "under what licence" asks for a name; "at what
+    # verbosity" asks for a level by name ("at what resolution" is a quantity noun below)
+    r"(below|above|under|over|within|at least|at most|"
     r"no (?:more|less|fewer) than) what\b(?!\s+(?:licen[cs]es?|terms|names?|"
     r"conditions?|circumstances|headings?|sections?|categor(?:y|ies)|labels?)\b)|"
     r"(roughly|approximately) how|"
@@ -50,7 +52,10 @@ _NUMBER_Q = re.compile(
     r"\b(what|which)\b(?!\s+happens)[^?]*(?<!cannot )(?<!can't )(?<!not )(?<!never )"
     r"\b(exceed(?:ed)?|surpass(?:ed)?|stay (?:above|below|under)|fall below|reach(?:ed)?|"
     r"attain(?:ed)?)\b|"
-    rf"(what|which)( \S+){{0,4}}?[ -]({_QUANTITY_NOUNS})\b|"
+    # ("which quality level does an R-free … fall into": the noun phrase ends at its verb)
+    # ("what did the hit rate drop to": a bare "what" asks for the subject's value)
+    rf"(what|which)(?: (?:{_VERB_AUX}))?( (?!(?:{_VERB_AUX})\b)\S+){{0,4}}?"
+    rf"[ _-]({_QUANTITY_NOUNS})\b|"
     # "what is the deep research agent's reference relevance threshold for nested chunks?":
     # the noun phrase "what is the" asks for ends in a quantity noun, however long it is
     rf"\bwhat(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:(?:[\w'’-]+|\([^()?]*\))\s+){{0,6}}?"

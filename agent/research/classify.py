@@ -70,7 +70,7 @@ def either_or(question: str) -> dict[str, str]:
     """The two alternatives of a closed question ("… was that step marked completed or
     failed?", "is it on or off by default?") as options "A" and "B": the words after
     "or", and as many words before it. {} for any other question ("… or not?" is a
-    yes/no)."""
+    yes/no, as is "does X decide whether to A or B?")."""
     match = _CLOSED.search(question.strip())
     if match is None or " or " not in match.group("body"):
         return {}
@@ -80,6 +80,9 @@ def either_or(question: str) -> dict[str, str]:
         return {}
     words = before.split()
     first = words[-len(second) :]
+    lead = [w.lower() for w in words[: -len(second)][-2:]]
+    if "whether" in lead or (lead and lead[-1] == "between"):
+        return {}  # "does it decide whether to advance or retreat?" asks yes or no
     options = [" ".join(w.strip("`'") for w in option) for option in (first, second)]
     if options[1].lower() == "not" or options[0].lower() == options[1].lower():
         return {}

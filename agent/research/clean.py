@@ -139,6 +139,25 @@ def is_clean(text: str) -> bool:
 _LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
 
 
+def enclosing_line(unit: str, chunk_text: str) -> str:
+    """The nearest line above the unit that is less indented and opens a block
+    ("class Verbosity:", "limits:"), or '': what an indented binding belongs to
+    ('NORMAL = "normal"  # (default)' is the Verbosity class's)."""
+    at = chunk_text.find(unit[:40])
+    if at <= 0:
+        return ""
+    start = chunk_text.rfind("\n", 0, at) + 1
+    indent = at - start
+    if indent == 0 or chunk_text[start:at].strip():
+        return ""
+    for line in reversed(chunk_text[:start].splitlines()):
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return line.strip() if line.rstrip().endswith(":") else ""
+    return ""
+
+
 def label_above(unit: str, chunk_text: str) -> str:
     """The bold label line closest above a unit in its chunk (a setting's name in a
     user guide), or ''; labels more than two paragraphs up do not count."""

@@ -27,6 +27,7 @@ from agentcycle.agent.research.classify import pointed_noun
 from agentcycle.agent.research.clean import (
     clean_inline,
     clean_unit,
+    enclosing_line,
     header_for,
     in_code_block,
     is_header_row,
@@ -114,6 +115,11 @@ class Composition:
         return self.units if self.cited is None else self.cited
 
 
+def _with_enclosing(unit: Scored) -> str:
+    opening = enclosing_line(unit.text, unit.evidence.text)
+    return f"{opening}\n{unit.text}" if opening else unit.text
+
+
 def rank(
     question: str,
     evidence: list[Evidence],
@@ -133,7 +139,9 @@ def rank(
     extra = [t for t in extra_terms or [] if t not in terms]
     terms += extra
     probe = " ".join([question, *((vocabulary.surface_forms(t, 1) or [t])[0] for t in extra)])
-    sims = similarities(probe, [u.text for u in top]) if similarities and top else []
+    # a binding is read with the block it belongs to ('NORMAL = "normal"' of "class Verbosity:")
+    embedded = [_with_enclosing(u) for u in top]
+    sims = similarities(probe, embedded) if similarities and top else []
     ranked = []
     for index, unit in enumerate(scored):
         span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
@@ -143,7 +151,9 @@ def rank(
             span = headed
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
-        label = label_above(unit.text, unit.evidence.text)
+        label = label_above(unit.text, unit.evidence.text) or enclosing_line(
+            unit.text, unit.evidence.text
+        )
         if label:  # "**Max cycles**" on its own line names the paragraph below it
             lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
         if is_table_row(unit.text):  # a row means what its header says: count the header

@@ -23,11 +23,11 @@ from agentcycle.agent.research.tools import ResearchTools
 
 # Kinds of named things a description can stand for: its answer is a name, never a
 # value ("the threshold that …" asks for a number and is an ordinary question).
-# Providers and models are left out: their names head table columns ("the provider
-# whose default model is X" is a column, not a cell), which this lookup cannot read.
+# A provider's name heads a table column ("the provider whose default model is X"):
+# the row that holds X names it by its column (`extract._column_of_written_value`).
 _KINDS = (
     "program", "template", "function", "method", "node", "tool", "module", "class",
-    "script", "skill file", "helper",
+    "script", "skill file", "helper", "provider",
 )  # fmt: skip
 _KIND = rf"(?:{'|'.join(_KINDS)})"
 _DESCRIPTION = re.compile(
@@ -135,7 +135,7 @@ def resolve_described(
     if composed is None or composed.span is None or composed.shape_missing:
         return None
     name = composed.span.text.strip("` ")
-    if not _is_a_name(name) or name.lower() in question.lower():
+    if not _is_a_name(name, described.kind) or name.lower() in question.lower():
         return None
     rewritten = f"{question[: described.start]}{name}{question[described.end :]}"
     return Resolved(rewritten, name, composed.units[0].evidence)
@@ -145,11 +145,15 @@ _NAME = re.compile(r"^[\w.:/()+-]{2,60}$")
 _CODE_SHAPE = re.compile(r"[_.()]|[a-z][A-Z]")
 
 
-def _is_a_name(value: str) -> bool:
+# kinds whose names are plain words ("ollama", "google"), found as a column's title
+_PLAIN_NAMED = frozenset({"provid"})
+
+
+def _is_a_name(value: str, kind: str) -> bool:
     """One code name: `phenix.map_correlations`, `should_pivot()`, `query_analysis`;
-    not a phrase, a plain word ("re-writing") or a number."""
+    not a phrase, a plain word ("re-writing") or a number. A provider is one word."""
     return (
         bool(_NAME.match(value))
-        and bool(_CODE_SHAPE.search(value))
+        and (bool(_CODE_SHAPE.search(value)) or kind in _PLAIN_NAMED)
         and not value.replace(".", "").isdigit()
     )

@@ -572,6 +572,9 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             and (whole in question_norm or len(present) >= max(1, len(cell_terms) * 0.6))
         )
     order = list(range(len(raw)))
+    columned = _column_of_written_value(raw, header, keys, question, expectation)
+    if columned is not None:
+        return columned
     counted = asked_unit(question) if expectation.kind == "number" else set()
     explicit = _explicit_span(row, question, expectation, header)
     if explicit is not None:
@@ -642,6 +645,58 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
             if match and not _in_question(match.group(0), question_norm, set(terms)):
                 return Span(match.group(0).strip(), 0.5, "number in the row's matching cell")
     return None
+
+
+COLUMN_OF_VALUE = "the column of the value the question writes"
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+
+
+def _column_of_written_value(
+    raw: list[str],
+    header: list[str] | None,
+    keys: list[bool],
+    question: str,
+    expectation: Expectation,
+) -> Span | None:
+    """ "Which provider uses qwen3:32b for RAG analysis?" over `| Activity | ollama |
+    google |` and the row `| RAG analysis | qwen3:32b | gemini-2.5-pro |`: the question
+    writes a cell's value and names the row by another cell, so what it asks is the
+    column's title, when the titles are the things asked for (no title names the asked
+    noun: a "Provider" column would be read as a column)."""
+    if not header or not expectation.head or expectation.kind == "number":
+        return None
+    titles = [clean_inline(h).strip() for h in header]
+    if any(expectation.head in term_set(title) for title in titles):
+        return None
+    question_norm = normalise(question)
+    written = [
+        index
+        for index, cell in enumerate(raw[: len(titles)])
+        if index > 0 and _writes_value(_ASIDE.sub("", clean_inline(cell)), question_norm)
+    ]
+    named_row = any(keys[i] for i in range(len(raw)) if i not in written)
+    if len(written) != 1 or not named_row:
+        return None
+    if any(_in_question(t, question_norm, _question_words(question)[2]) for t in titles if t):
+        return None  # "which ollama model …": the question picks the column, as a lookup
+    title = titles[written[0]]
+    if not title or _in_question(title, question_norm, _question_words(question)[2]):
+        return None
+    shape = shape_for(expectation, question)
+    if shape is not None and not shape(title):
+        return None  # "which class in agent/session.py": the File column is no class
+    return Span(title, 0.9, COLUMN_OF_VALUE)
+
+
+def _writes_value(cell: str, question_norm: str) -> bool:
+    """Whether the question writes the cell whole, and the cell is a value (it holds a
+    digit or a code character), not a word the question may use for its own sake."""
+    whole = normalise(cell).strip(" `'\"")
+    return bool(
+        whole
+        and re.search(r"[\d_.:/]", whole)
+        and re.search(rf"(?<![\w.]){re.escape(whole)}(?![\w])", question_norm)
+    )
 
 
 # A column that counts whatever its row names: "| Category | Count |" with the row
@@ -1100,6 +1155,11 @@ def _arrow_from_question(unit: str, position: int, question_terms: AbstractSet[s
     return _named_in(found.group(1), question_terms)
 
 
+NAMED_BY_HEAD = 0.7  # added to a candidate the asked noun names ("the `PLAN` node")
+# nouns that only say a thing is one of a kind: "which residue type" asks for a residue
+_CLASSIFIER_HEADS = frozenset({"type", "kind", "sort", "variety"})
+
+
 def _head_modifier_words(unit: str, head: str) -> list[tuple[str, int, float]]:
     """Plain words right before the asked noun, with it, as candidates: "Check
     *comparison keywords* first" answers "which keywords are checked first", "Compute
@@ -1353,6 +1413,12 @@ def from_sentence(
         candidates += [(text, at, 1.0) for at, text in bound_here.items()]
     if expectation.head and kind != "number":
         candidates += _head_modifier_words(unit, expectation.head)
+        if expectation.head in _CLASSIFIER_HEADS:  # "which residue type": "Met residues"
+            for modifier in modifiers:  # named by the asked noun: above an unnamed code span
+                candidates += [
+                    (text, at, fit + NAMED_BY_HEAD)
+                    for text, at, fit in _head_modifier_words(unit, modifier)
+                ]
     if shape in PLAIN_WORD_SHAPES:  # "in orange text" for "what color"
         candidates += [(part, unit.find(part), 0.5) for part in shaped_parts(unit, shape)]
     if expectation.kind == "list":
@@ -1436,7 +1502,7 @@ def from_sentence(
                     continue  # "what tolerance …": "(Tier 1)" numbers a tier, it measures nothing
                 fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
-            fit += 0.7  # named by the noun asked for: above any unnamed code span
+            fit += NAMED_BY_HEAD  # named by the noun asked for: above any unnamed code span
         elif expectation.head and _said_to_be_head(
             unit, _end_of(unit, text, position), expectation.head
         ):

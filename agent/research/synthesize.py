@@ -16,7 +16,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from agentcycle.agent.research.clean import header_for, is_table_row, label_above
+from agentcycle.agent.research.clean import (
+    enclosing_line,
+    header_for,
+    is_table_row,
+    label_above,
+)
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence
 from agentcycle.agent.research.text import (
@@ -102,11 +107,15 @@ def score_units(
             if block:  # "Defined in `x.py`:" speaks of the block it introduces
                 own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
             label = label_above(text, hit.text) if _ITEM.match(text) else ""
+            label = label or enclosing_line(text, hit.text)
             if label:  # "- Action: Return None" under "**Rule 2: Counting query …**"
                 own = max(own, LEAD_IN * coverage(terms, f"{label}\n{text}", vocabulary))
             if index and _CONTINUES.match(text):  # "Used by `a`, `b`." of the sentence before
                 before = units[index - 1].text
                 own = max(own, LEAD_IN * coverage(terms, f"{before}\n{text}", vocabulary))
+            if _opens_section(units, index, hit.text):  # "No LLM." under "Gate Evaluator"
+                topic = hit.heading.rsplit(">", 1)[-1]
+                own = max(own, LEAD_IN * coverage(terms, f"{topic}\n{text}", vocabulary))
             label = hit.context
             if is_table_row(text):  # a row means what its header says
                 label += "\n" + " ".join(header_for(text, hit.table_text))
@@ -121,6 +130,25 @@ def score_units(
             score -= 0.005 * rank
             scored.append(Scored(score, text, hit, rank * 10_000 + unit.start))
     return sorted(scored, key=lambda s: s.score, reverse=True)
+
+
+OPENING_WORDS = 5  # a fragment this short at a section's top has the heading as subject
+
+
+def _opens_section(units: list[Unit], index: int, chunk: str) -> bool:
+    """Whether the unit is a short sentence in the first paragraph of its chunk
+    ("Purely deterministic phase evaluation. No LLM." below "### Gate Evaluator"):
+    it says nothing of what it is about, since its heading says that. A title or a
+    label ("Simple Counting Queries") is not one: it says nothing itself."""
+    unit = units[index]
+    first_paragraph = chunk.lstrip().split("\n\n", 1)[0]
+    return (
+        unit.start - (len(chunk) - len(chunk.lstrip())) < len(first_paragraph)
+        and len(unit.text.split()) <= OPENING_WORDS
+        and unit.text.rstrip("*_`").endswith(".")  # a said fragment, not a label or title
+        and not is_table_row(unit.text)
+        and not _ITEM.match(unit.text)
+    )
 
 
 def quoted_phrases(question: str) -> list[str]:

@@ -20,6 +20,13 @@ _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:%]*[A-Za-z0-9%]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*`]*\s+(?=[A-Z0-9\"'(\[*`_|-])")
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|```|>)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")
+# "MAX_DEPTH = 2   # Max nesting levels": a line of code that binds a name is one
+# statement, not a piece of a paragraph running on into the next binding; the lines
+# below it that bind nothing (".type = choice(…)" of a PHIL parameter) go with it
+# (a parameter line of a signature, "top_k: int | None = None,", is no statement)
+_BINDING_LINE = re.compile(
+    r"^\s*[A-Za-z_][\w.]*(?:\s*:\s*[\w\[\], .|]+)?\s*=\s*[^=\s](?!.*,\s*$)"
+)
 
 STOPWORDS = frozenset(
     [
@@ -444,12 +451,13 @@ def sentences(text: str) -> Iterator[Unit]:
         for line in lines:
             stripped = line.strip()
             is_item = bool(_LIST_ITEM.match(line))
-            if is_item or _LIST_OR_TABLE.match(line) or stripped.startswith("|"):
+            binding = bool(_BINDING_LINE.match(line))
+            if is_item or binding or _LIST_OR_TABLE.match(line) or stripped.startswith("|"):
                 if paragraph:
                     yield from flush(paragraph, para_start)
                     paragraph = []
-                item = is_item
-                if is_item:  # its wrapped lines follow: gather them with it
+                item = is_item or binding
+                if item:  # its wrapped lines follow: gather them with it
                     para_start = cursor
                     paragraph.append(line)
                 elif stripped and not re.fullmatch(r"[|\-:\s`]+", stripped):
