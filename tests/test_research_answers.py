@@ -1901,7 +1901,7 @@ def test_the_column_asked_for_is_not_the_key_column_the_question_also_names() ->
     )
     row = table.splitlines()[-1]
     question = "In the metrics table, above what latency value is a service alarming?"
-    assert _extracted(row, question, table) == "400"
+    assert _extracted(row, question, table) == "> 400"  # the cell's bound, sign kept
 
 
 def test_the_value_bound_to_a_name_the_question_writes_answers_which_x() -> None:
@@ -3429,3 +3429,62 @@ def test_a_written_value_asks_for_the_title_of_its_column() -> None:
     stored = "| Storage | `a/store.py` | `SessionStore` |"
     asked = "Which class in a/store.py provides storage?"
     assert _extracted(stored, asked, files) == "SessionStore"
+
+
+_GRADES = (
+    "Pages are graded against these thresholds:\n\n"
+    "| Grade | Latency (ms) | Error rate |\n|---|---|---|\n"
+    "| Fast | < 100 | < 0.01 |\n| Usable | < 300 | < 0.05 |\n| Slow | ≥ 300 | ≥ 0.05 |"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "grade"),
+    [
+        ("Under the page thresholds for latency, which grade is 250?", "Usable"),
+        ("Which grade does a latency just under 100 fall into?", "Fast"),
+        ("Which grade does an error rate of 0.07 fall into?", "Slow"),
+        ("What is the latency threshold for the Fast grade?", None),  # no value placed
+    ],
+)
+def test_a_value_falls_into_the_first_band_whose_bound_it_meets(
+    question: str, grade: str | None
+) -> None:
+    """ "which grade is 250" is computed from a table of bounds: the first row, top
+    down, whose bound in the column the question names the value meets."""
+    from agentcycle.agent.research.value_band import band_of
+
+    hits = [Evidence(chunk_id="c1", file="crawl.md", heading="Grades", text=_GRADES)]
+    band = band_of(question, hits)
+    assert (band.name if band else None) == grade
+
+
+def test_a_bound_in_a_table_cell_keeps_its_sign() -> None:
+    """ "> 0.80" in a cell is a bound, not a quoted line: the evidence shows the sign."""
+    from agentcycle.agent.research.clean import clean_inline
+
+    assert clean_inline("> 0.80") == "> 0.80"
+    assert clean_inline("> quoted words") == "quoted words"
+
+
+def test_that_value_is_the_one_an_earlier_sentence_reports() -> None:
+    """ "The crawl reported a relevance value. Which grade does that value fall into?":
+    the value is read where it is reported (labelled as the context says) and written
+    into the asking sentence; a value the context writes is taken as written."""
+    from agentcycle.agent.research.pointed_value import pointed_value
+
+    log = Evidence(
+        chunk_id="c2",
+        file="runs.md",
+        heading="Example crawl",
+        text="```\n[OK] Pages: 12, Relevance: 0.42, No errors\n```\n\nRelevance < 0.30 is low.",
+    )
+    vocabulary = Vocabulary.from_texts([log.text, "other words about queues"])
+    question = "The example crawl reported a relevance value. Which grade does that value get?"
+    found = pointed_value(question, [log], vocabulary, None)
+    assert found is not None and found.value == "0.42"
+    assert found.question == "Which grade does 0.42 get?"
+    scored = "The crawl scored 0.61. Which grade is that value?"
+    written = pointed_value(scored, [], vocabulary, None)
+    assert written is not None and written.question == "Which grade is 0.61?"
+    assert pointed_value("Which grade is that value?", [log], vocabulary, None) is None

@@ -127,8 +127,7 @@ def back_reference(question: str) -> str:
     if len(sentences) < 2:
         return ""
     for match in _DEMONSTRATIVE.finditer(sentences[-1]):
-        noun = match.group(2).lower()
-        if noun not in STOPWORDS and noun not in QUESTION_WORDS:
+        if _pointable(match.group(2).lower()):
             return match.group(0)
     # "Take the tool whose only dependency is X. Which tool runs right after it?": a
     # pronoun pointing at a thing the earlier sentence describes without naming it
@@ -144,9 +143,18 @@ def pointed_noun(asking: str) -> str:
     or '': the kind of thing the bridge is."""
     for match in _DEMONSTRATIVE.finditer(asking):
         noun = match.group(2).lower()
-        if noun not in STOPWORDS and noun not in QUESTION_WORDS:
+        if _pointable(noun):
             return noun
     return ""
+
+
+# "that value", "this number": asking words elsewhere, but pointed at they are the
+# value an earlier sentence says was reported
+_POINTED_VALUES = frozenset({"value", "values", "number"})
+
+
+def _pointable(noun: str) -> bool:
+    return noun not in STOPWORDS and (noun not in QUESTION_WORDS or noun in _POINTED_VALUES)
 
 
 def with_pointed_named(asking: str, name: str) -> str:

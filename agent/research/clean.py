@@ -90,7 +90,8 @@ def clean_inline(text: str) -> str:
     text = re.sub(r"\*\*|__", "", text)
     text = re.sub(r"(?<![\w*])\*(?=\S)([^*]+?)\*(?!\w)", r"\1", text)
     text = re.sub(r"^\s*#{1,6}\s+", "", text)
-    text = re.sub(r"^\s*(?:[-*+>]|\d+[.)])\s+", "", text)
+    # a list or quote mark; "> 0.80" in a table cell is a bound, kept
+    text = re.sub(r"^\s*(?:[-*+]|>(?!\s*\d)|\d+[.)])\s+", "", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)  # links keep their words
     text = text.replace("```", " ")
     return " ".join(text.split())

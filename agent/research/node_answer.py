@@ -8,6 +8,7 @@ type from the best-ranked evidence unit (`compose`) — with the cited units beh
 from __future__ import annotations
 
 import re
+from dataclasses import replace as dc_replace
 
 from langchain_core.runnables import RunnableConfig
 
@@ -22,7 +23,7 @@ from agentcycle.agent.research.answer_type import (
     split_bridge,
     split_pair,
 )
-from agentcycle.agent.research.classify import either_or
+from agentcycle.agent.research.classify import either_or, last_sentence_split
 from agentcycle.agent.research.compare import compose_comparison
 from agentcycle.agent.research.comparison import Comparison, split_comparison
 from agentcycle.agent.research.compose import (
@@ -32,7 +33,7 @@ from agentcycle.agent.research.compose import (
     compose_pair,
 )
 from agentcycle.agent.research.described import resolve_described
-from agentcycle.agent.research.extract import required_product
+from agentcycle.agent.research.extract import Span, required_product
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
@@ -40,6 +41,7 @@ from agentcycle.agent.research.key_entities import (
     unstated_constants,
 )
 from agentcycle.agent.research.mc import score_options
+from agentcycle.agent.research.pointed_value import HOP_UNITS, pointed_value
 from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
 from agentcycle.agent.research.rewrite import without_document_names
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
@@ -57,6 +59,7 @@ from agentcycle.agent.research.synthesize import Scored, cite, score_units
 from agentcycle.agent.research.text import Vocabulary, normalise
 from agentcycle.agent.research.tools import ResearchTools
 from agentcycle.agent.research.validate import Constraints, check
+from agentcycle.agent.research.value_band import asked_value, band_of
 
 _tools, _config = tools_of, config_of
 
@@ -197,6 +200,12 @@ def _composition(
         )
         if compared is not None:
             return expect(comparison.first), compared
+    banded = _band_composition(question, evidence, tools)
+    if banded is not None:  # "which quality category is 0.247?": read off a table of bounds
+        return banded
+    pointed = _with_pointed_value(question, evidence, tools, sentences)
+    if pointed is not None:  # "… reported a value. Which category does that value fall into?"
+        return pointed
     bridged = split_bridge(question)
     if bridged is not None:
         composed = compose_bridged(
@@ -212,6 +221,63 @@ def _composition(
     composed = compose(
         question, evidence, tools.vocabulary(), expectation, tools.text_similarities, sentences
     )
+    return expectation, composed
+
+
+BAND_FIT = 0.9  # how sure a band read off a table of bounds is
+
+
+def _band_composition(
+    question: str, evidence: list[Evidence], tools: ResearchTools, source: Scored | None = None
+) -> tuple[Expectation, Composition] | None:
+    """The band a value the question writes falls into (`value_band`), citing the row
+    whose bound it meets and the unit that reported the value; None when the question
+    asks for no band or no table of bounds fits."""
+    if asked_value(question) is None:
+        return None
+    asking = last_sentence_split(question)[1]  # the table's words are the asking sentence's
+    searched = [
+        *evidence,
+        *tools.search_units(question, HOP_UNITS),
+        *tools.search_units(asking, HOP_UNITS),
+    ]
+    read = list({e.chunk_id: e for e in searched}.values())
+    band = band_of(question, read)
+    if band is None:
+        return None
+    row = Scored(1.0, band.row, band.evidence, 0)
+    span = Span(band.name, BAND_FIT, f"band of the value in column {band.column!r}")
+    units = [row] if source is None else [row, Scored(1.0, source.text, source.evidence, 1)]
+    return expect(question), Composition(band.name, units, span, [], 1.0)
+
+
+def _with_pointed_value(
+    question: str, evidence: list[Evidence], tools: ResearchTools, sentences: int
+) -> tuple[Expectation, Composition | None] | None:
+    """The asking sentence answered with the value an earlier one reports written in
+    (`pointed_value`), citing the unit that reports it; None when there is no such
+    value or the rewritten question finds no span."""
+    vocabulary, similarities = tools.vocabulary(), tools.text_similarities
+    context = last_sentence_split(question)[0]
+    read = [*evidence, *tools.search_units(context, HOP_UNITS)] if context else evidence
+    read = list({e.chunk_id: e for e in read}.values())
+    found = pointed_value(question, read, vocabulary, similarities)
+    if found is None:
+        return None
+    source = found.source.unit if found.source is not None else None
+    banded = _band_composition(found.question, read, tools, source)
+    if banded is not None:
+        return banded
+    read = [*read, *tools.search_units(found.question, HOP_UNITS)]
+    read = list({e.chunk_id: e for e in read}.values())
+    expectation = expect(found.question)
+    composed = compose(found.question, read, vocabulary, expectation, similarities, sentences)
+    if composed is None or composed.span is None or composed.shape_missing:
+        return None
+    if found.source is not None and all(u.text != found.source.unit.text for u in composed.units):
+        composed = dc_replace(
+            composed, units=[*composed.units[: max(1, sentences - 1)], found.source.unit]
+        )
     return expectation, composed
 
 
@@ -366,7 +432,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     how = composed.span.how if composed and composed.span else "no span: best unit shown"
     # chunks read here (a resolved default's searches) join the pool the gate checks
     # citations against: a sentence cited from them is grounded
-    pooled = {**state["evidence"], **{e.chunk_id: e for e in evidence}}
+    read = [*evidence, *(u.evidence for u in _units(composed))]  # + what composing searched
+    pooled = {**state["evidence"], **{e.chunk_id: e for e in read}}
     return {
         "evidence": pooled,
         "draft": draft,
