@@ -3488,3 +3488,52 @@ def test_that_value_is_the_one_an_earlier_sentence_reports() -> None:
     written = pointed_value(scored, [], vocabulary, None)
     assert written is not None and written.question == "Which grade is 0.61?"
     assert pointed_value("Which grade is that value?", [log], vocabulary, None) is None
+
+
+def test_a_value_said_for_the_case_the_question_names_answers() -> None:
+    """ "One fetch per page, unless offline=True is set, in which case zero": asked with
+    offline=True, the count is the one said for that case; a sentence giving the count
+    only outside that case counts for less."""
+    from agentcycle.agent.research.extract import from_sentence
+
+    question = "With offline=True, how many fetches are made per page?"
+    unit = (
+        "The crawler makes one fetch per page, unless `offline=True` is set, in which case "
+        "zero fetches."
+    )
+    assert _extracted(unit, question) == "zero"
+    outside = "(unless `offline=True`), so there is one fetch per page."
+    plain = "There is one fetch per page."
+    ruled = from_sentence(outside, question, expect(question))
+    stated = from_sentence(plain, question, expect(question))
+    assert ruled is not None and stated is not None and ruled.score < stated.score
+
+
+def test_a_second_part_that_names_its_subject_is_ranked_by_its_own_words() -> None:
+    """ "how many fetches …, and what is the response time for offline mode?": the
+    second part names what it asks about, so the first part's words do not pull in
+    passages about fetches for it; both answers are on the first line."""
+    hits = [
+        Evidence(
+            chunk_id="c1",
+            file="crawl.md",
+            heading="Fetching",
+            text="The crawler makes one fetch per page, unless `offline=True` is set, in "
+            "which case zero fetches. Each fetch with offline=False retries 3 times.",
+        ),
+        Evidence(
+            chunk_id="c2",
+            file="crawl.md",
+            heading="Performance > Response Time",
+            text="- Online mode: ~2-5 seconds\n- Offline mode: <1 second",
+        ),
+    ]
+    question = (
+        "With offline=True, how many fetches are made per page, and what is the expected "
+        "response time for offline mode?"
+    )
+    pair = split_pair(question)
+    assert pair is not None
+    vocabulary = Vocabulary.from_texts([*(hit.text for hit in hits), "other words", "queues"])
+    composed = compose_pair(pair, hits, vocabulary)
+    assert composed is not None and composed.direct == "zero; <1 second"

@@ -593,7 +593,14 @@ def compose_pair(
     first, second = pair
     composed = compose(first, evidence, vocabulary, expect(first), similarities, count)
     asked_too = expect(second)
-    context = [t for t in content_terms(first) if t not in content_terms(second)]
+    # the first part's words rank the second's evidence only when the second points
+    # back at its subject; a part that names its own ("and what is the response time
+    # for rules-only mode?") is ranked by its own words
+    context = (
+        [t for t in content_terms(first) if t not in content_terms(second)]
+        if points_back(second)
+        else None
+    )
     also = compose(second, evidence, vocabulary, asked_too, similarities, 1, context)
     return joined(composed, also, asked_too.kind)
 

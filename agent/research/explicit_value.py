@@ -380,7 +380,7 @@ def counts_another_noun(text: str, end: int, counted: AbstractSet[str]) -> bool:
 
 # Counts written as words: "Two LLM calls per cycle" answers "how many calls".
 WORD_NUMBER = re.compile(
-    r"(?<![\w-])(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?![\w-])",
+    r"(?<![\w-])(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?![\w-])",
     re.IGNORECASE,
 )
 

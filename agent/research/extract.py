@@ -202,8 +202,8 @@ def _question_words(question: str) -> tuple[str, tuple[str, ...], frozenset[str]
 
 
 _WORD_VALUES = {w: i for i, w in enumerate(
-    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-     "twelve"), start=1)}  # fmt: skip
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+     "eleven", "twelve"))}  # fmt: skip
 _COUNT_AND_NOUN = re.compile(r"(\d+|[a-z]+)\+?\s+([a-z][a-z-]+)")
 
 
@@ -1283,6 +1283,28 @@ _RULED_OUT_IN_QUESTION = re.compile(
 _NEGATION = re.compile(r"\b(?:not|never|no|instead|rather)\b|n['’]t\b", re.IGNORECASE)
 
 
+# "one LLM call per cycle, unless use_rules_only=True is set, in which case there are
+# zero": the value before "unless" holds except in the named case, the one after "in
+# which case" holds in it
+_UNLESS = re.compile(
+    r"\bunless\s+(?P<case>[^,;.()]{3,80}?)(?:\s+is\s+(?:set|given|on|used))?"
+    r"(?=\s*(?:[,;.()]|$))(?P<exception>\s*,\s*in which case\b)?",
+    re.IGNORECASE,
+)
+UNLESS_NAMED = ", said for the case the question names"
+UNLESS_RULE = 0.3  # a value said to hold except in the case the question names
+
+
+def _named_unless(unit: str, question_norm: str) -> re.Match[str] | None:
+    """The unit's "unless X" whose X the question names, or None."""
+    for match in _UNLESS.finditer(unit):
+        case = normalise(match.group("case")).strip(" `'\"")
+        terms = content_terms(case)
+        if case in question_norm or (terms and all(t in question_norm for t in terms)):
+            return match
+    return None
+
+
 @lru_cache(maxsize=64)
 def _question_negations(question: str) -> tuple[bool, frozenset[str]]:
     """Whether the question negates anything, and the words it rules out ("recommended
@@ -1332,7 +1354,24 @@ def _ruled_out(unit: str, position: int) -> bool:
 def from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str] = frozenset()
 ) -> Span | None:
-    """The best span of the expected type in a sentence or list item."""
+    """The best span of the expected type in a sentence or list item. "One LLM call per
+    cycle, unless use_rules_only=True is set, in which case zero" asked with
+    use_rules_only=True answers with what follows "in which case"; a value said to hold
+    unless the case the question names holds counts for less."""
+    unless = _named_unless(unit, _question_words(question)[0])
+    if unless is not None and unless["exception"]:
+        told = _from_sentence(unit[unless.end() :], question, expectation, exclude)
+        if told is not None:
+            return replace(told, score=told.score + 0.5, how=told.how + UNLESS_NAMED)
+    span = _from_sentence(unit, question, expectation, exclude)
+    if span is not None and unless is not None:
+        return replace(span, score=span.score * UNLESS_RULE)
+    return span
+
+
+def _from_sentence(
+    unit: str, question: str, expectation: Expectation, exclude: frozenset[str]
+) -> Span | None:
     question_norm, terms, question_terms = _question_words(question)
     shape = shape_for(expectation, question)
     explicit = _explicit_span(unit, question, expectation)

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from agentcycle.agent.research import skills
-from agentcycle.agent.research.answer_type import split_bridge
+from agentcycle.agent.research.answer_type import split_bridge, split_pair
 from agentcycle.agent.research.classify import classify, parse_choices, with_pointed_named
 from agentcycle.agent.research.comparison import split_comparison
 from agentcycle.agent.research.compose import bridge_name
@@ -127,6 +127,14 @@ def plan_node(state: ResearchState, config: RunnableConfig) -> Update:
                 f"step 2 = {comparison.second!r}"
             ],
         }
+    pair = split_pair(state["objective"])
+    if pair is not None:  # "how many calls …, and what is the response time …?": two facts
+        steps = [Step(step_id=1, question=pair[0]), Step(step_id=2, question=pair[1])]
+        return {
+            "memory_hit": None,
+            "steps": steps,
+            "trace": [f"plan: two questions: step 1 = {pair[0]!r}, step 2 = {pair[1]!r}"],
+        }
     step = Step(step_id=1, question=state["objective"])
     return {"memory_hit": None, "steps": [step], "trace": ["plan: step 1 = the question"]}
 
@@ -233,9 +241,8 @@ def evaluate_node(state: ResearchState, config: RunnableConfig) -> Update:
 def after_evaluate(state: ResearchState) -> str:
     if any(s.status == "pending" for s in state["steps"]):
         return "execute"  # a planned step not yet run (the other side of a comparison)
-    if split_comparison(state["objective"]) is not None and all(
-        s.status == "completed" for s in state["steps"]
-    ):
+    planned_two = split_comparison(state["objective"]) or split_pair(state["objective"])
+    if planned_two is not None and all(s.status == "completed" for s in state["steps"]):
         return "synthesize"  # each side found its passage: more steps would only dilute
     return route(state["question_type"], state["steps"], state["iteration"], _config(state))
 
