@@ -3537,3 +3537,11 @@ def test_a_second_part_that_names_its_subject_is_ranked_by_its_own_words() -> No
     vocabulary = Vocabulary.from_texts([*(hit.text for hit in hits), "other words", "queues"])
     composed = compose_pair(pair, hits, vocabulary)
     assert composed is not None and composed.direct == "zero; <1 second"
+
+
+def test_a_thing_the_unit_withholds_answers_no() -> None:
+    """ "… the constructor drops `temperature` for that family" answers "is the
+    temperature sent?" with No, and "is the temperature dropped?" with Yes."""
+    unit = "For that model family the client drops `temperature` before each request."
+    assert _extracted(unit, "Is the temperature parameter sent to the model?") == "No"
+    assert _extracted(unit, "Is the temperature parameter dropped for that family?") == "Yes"

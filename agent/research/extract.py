@@ -177,6 +177,25 @@ def _negates_asked_word(unit: str, asked: Sequence[str]) -> bool:
     return any(stem(m.group(1).lower()) in asked for m in _NEGATED_WORD.finditer(unit))
 
 
+# verbs that keep a thing out: "both … drop `temperature`" answers "is temperature sent?"
+_WITHHOLDS = re.compile(
+    r"\b(?:drop|reject|strip|remove|omit|skip|ignore|block|disable|exclude|refuse)"
+    r"(?:s|ed|ped|ping|ing)?\b",
+    re.IGNORECASE,
+)
+WITHHELD_CHARS = 40  # how far after the verb its object is read
+
+
+def _withholds_asked_thing(unit: str, asked: Sequence[str]) -> bool:
+    """Whether the unit keeps out (drops, rejects, strips …) a thing the question asks
+    about: a content word of the question right after the verb."""
+    for match in _WITHHOLDS.finditer(unit):
+        after = unit[match.end() : match.end() + WITHHELD_CHARS]
+        if set(content_terms(after)) & set(asked):
+            return True
+    return False
+
+
 _YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
 _NO = re.compile(r"\*\*no\*\*|\bno\b|\bnot\b|\bnever\b|\bunsafe\b", re.IGNORECASE)
 
@@ -1398,6 +1417,9 @@ def _from_sentence(
     if expectation.kind == "yes_no":
         if _negates_asked_word(unit, terms):
             return Span("No", 0.6, "the asked word negated")
+        if _withholds_asked_thing(unit, terms):  # "… drop `temperature`" for "is it sent?"
+            asks_withheld = _WITHHOLDS.search(question) is not None
+            return Span("Yes" if asks_withheld else "No", 0.6, "the asked thing withheld")
         if _YES.search(unit) and not _NO.search(unit):
             return Span("Yes", 0.6, "affirmative sentence")
         if _NO.search(unit):
