@@ -3545,3 +3545,24 @@ def test_a_thing_the_unit_withholds_answers_no() -> None:
     unit = "For that model family the client drops `temperature` before each request."
     assert _extracted(unit, "Is the temperature parameter sent to the model?") == "No"
     assert _extracted(unit, "Is the temperature parameter dropped for that family?") == "Yes"
+
+
+def test_sides_set_out_in_an_earlier_sentence_are_compared() -> None:
+    """ "The crawler caps fetch retries, and the mirror caps upload retries. Which allows
+    more?": each clause is a side, asked as "how many fetch retries does the crawler
+    cap?", and named by its subject."""
+    question = (
+        "The crawler caps fetch retries, and the mirror caps upload retries. What are the "
+        "two caps, and which allows more?"
+    )
+    comparison = split_comparison(question)
+    assert comparison is not None and comparison.operation == "larger"
+    assert comparison.first == "How many fetch retries does the crawler cap?"
+    assert comparison.names == ("The crawler", "the mirror")
+    assert split_comparison("The crawler caps fetch retries. What is the cap?") is None
+
+
+def test_attempts_count_retries() -> None:
+    """ "(up to 3 attempts)" answers how many retries: the two nouns count the same."""
+    unit = "On a duplicate the crawler retries with feedback appended (up to 3 attempts)."
+    assert _extracted(unit, "How many duplicate retries does the crawler allow?") == "3"

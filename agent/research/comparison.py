@@ -154,7 +154,59 @@ def split_comparison(question: str) -> Comparison | None:
         else:  # "which is the higher cut-off: A's threshold, or B's?"
             asked = tuple(_side_question(noun, side) for side in sides)
         return Comparison(operation, *asked, names=sides, by_how_much=bool(has["by"]))
-    return _side_by_side(text)
+    return _context_sides(text) or _side_by_side(text)
+
+
+# "… Which allows more?", "What are the two caps, and which is higher?": a choice whose
+# sides an earlier sentence sets out ("A caps X, and B caps Y.")
+_WHICH_MORE_ALONE = re.compile(
+    r"\bwhich(?:\s+(?:one|of\s+(?:the\s+)?(?:two|them)))?\s+(?P<verb>allows|has|uses|sets|"
+    rf"gives|keeps|permits|is)\s+(?P<degree>{_DEGREE}|more|fewer)\b[^?]*\?\s*$",
+    re.IGNORECASE,
+)
+_CLAUSES = re.compile(r",\s+(?:and|while|whereas)\s+|;\s+", re.IGNORECASE)
+# the verb of a side's clause: what it does to the counted thing
+_SIDE_VERB = re.compile(
+    r"\b(?P<verb>caps|limits|bounds|allows|permits|sets|uses|keeps|retries|returns|makes|"
+    r"runs|gives|takes|has)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _context_sides(text: str) -> Comparison | None:
+    """ "The deep research agent caps remediation retries, and the PHENIX agent caps
+    duplicate-command retries. Which allows more?": each clause of the sentence before
+    the asking one is a side ("How many remediation retries does the deep research
+    agent cap?"), named by its subject."""
+    sentences = _SENTENCE_SPLIT.split(text.strip())
+    if len(sentences) < 2:
+        return None
+    asking = _WHICH_MORE_ALONE.search(sentences[-1])
+    if asking is None or " or " in sentences[-1]:
+        return None
+    clauses = _CLAUSES.split(sentences[-2].strip().rstrip("."))
+    if len(clauses) != 2:
+        return None
+    sides = []
+    for clause in clauses:
+        verb = _SIDE_VERB.search(clause)
+        if verb is None or not clause[: verb.start()].strip() or not clause[verb.end() :].strip():
+            return None
+        subject, counted = clause[: verb.start()].strip(), clause[verb.end() :].strip()
+        base = verb["verb"].lower()
+        base = "have" if base == "has" else base.removesuffix("es" if base.endswith("ies") else "s")
+        sides.append((subject, f"How many {counted} does {_lowered(subject)} {base}?"))
+    operation: Operation = "smaller" if asking["degree"].lower() in _SMALLER else "larger"
+    return Comparison(
+        operation, sides[0][1], sides[1][1], names=(sides[0][0], sides[1][0])
+    )
+
+
+def _lowered(subject: str) -> str:
+    """ "The deep research agent" inside a question: "the deep research agent"."""
+    first, _, rest = subject.partition(" ")
+    return f"{first.lower()} {rest}" if first in ("The", "A", "An") else subject
 
 
 def _side_by_side(text: str) -> Comparison | None:

@@ -229,7 +229,18 @@ def asked_unit(question: str) -> set[str]:
         words.append(word)
     # The first plural is the counted noun ("how many tests cover X": not "cover").
     plural = next((w for w in words if w.endswith("s") and not w.endswith(("ss", "us"))), None)
-    return {stem(plural or words[-1])} if words else set()
+    if not words:
+        return set()
+    counted = stem(plural or words[-1])
+    return {counted, *_COUNTED_ALIKE.get(counted, ())}
+
+
+# nouns that count the same thing: "(up to 3 attempts)" says how many retries
+_COUNTED_ALIKE = {
+    "retr": ("attempt", "tri"),
+    "attempt": ("retr", "tri"),
+    "tri": ("retr", "attempt"),
+}
 
 
 @lru_cache(maxsize=64)

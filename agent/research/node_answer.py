@@ -41,7 +41,7 @@ from agentcycle.agent.research.key_entities import (
     unstated_constants,
 )
 from agentcycle.agent.research.mc import score_options
-from agentcycle.agent.research.pointed_value import HOP_UNITS, pointed_value
+from agentcycle.agent.research.pointed_value import HOP_UNITS, pointed_value, points_at_value
 from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
 from agentcycle.agent.research.rewrite import without_document_names
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
@@ -257,9 +257,11 @@ def _with_pointed_value(
     """The asking sentence answered with the value an earlier one reports written in
     (`pointed_value`), citing the unit that reports it; None when there is no such
     value or the rewritten question finds no span."""
+    if not points_at_value(question):
+        return None
     vocabulary, similarities = tools.vocabulary(), tools.text_similarities
     context = last_sentence_split(question)[0]
-    read = [*evidence, *tools.search_units(context, HOP_UNITS)] if context else evidence
+    read = [*evidence, *tools.search_units(context, HOP_UNITS)]
     read = list({e.chunk_id: e for e in read}.values())
     found = pointed_value(question, read, vocabulary, similarities)
     if found is None:

@@ -37,6 +37,12 @@ class PointedValue:
     source: Ranked | None  # the unit that reports it (None when the context writes it)
 
 
+def points_at_value(question: str) -> bool:
+    """Whether the asking sentence points back at a value an earlier one gives."""
+    context, asking = last_sentence_split(question)
+    return bool(context) and _POINTER.search(asking) is not None
+
+
 def pointed_value(
     question: str,
     evidence: list[Evidence],
