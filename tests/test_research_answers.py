@@ -3566,3 +3566,14 @@ def test_attempts_count_retries() -> None:
     """ "(up to 3 attempts)" answers how many retries: the two nouns count the same."""
     unit = "On a duplicate the crawler retries with feedback appended (up to 3 attempts)."
     assert _extracted(unit, "How many duplicate retries does the crawler allow?") == "3"
+
+
+def test_a_number_is_read_under_the_asked_things_own_label() -> None:
+    """Of several `key: value` pairs, the one the asked thing labels answers: another
+    question word ("… for mirror hosts") labels a number less directly, and a key that
+    opens the next line labels the next value, not the one before it."""
+    unit = '{ "mirror": { "hosts": 4, "timeout": 2.75 } }'
+    question = "In the mirror setup for its hosts, what timeout does the config give?"
+    assert _extracted(unit, question) == "2.75"
+    unit = "Result: OK\n  Latency: 12.46\n  Throughput Score: 2.09\n  Errors: 3"
+    assert _extracted(unit, "What throughput score did the load test report?") == "2.09"

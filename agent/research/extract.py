@@ -1015,17 +1015,27 @@ def _for_asked_case(match: re.Match[str] | None, terms: AbstractSet[str]) -> boo
     return bool(stems) and stems[0] in terms
 
 
-def _labelled(unit: str, position: int, length: int, terms: set[str], question: str) -> float:
+def _labelled(
+    unit: str,
+    position: int,
+    length: int,
+    terms: set[str],
+    question: str,
+    focus: AbstractSet[str] = frozenset(),
+) -> float:
     """How directly a question word names the number: the identifier assigned to it
-    (1.0), the case it is given for ("4 for simple", 0.8), or a plain word just before
-    or after it (0.6); else 0. A comma or semicolon
-    ends the label's reach: in "to 2.5 Å, wavelength 0.9792 Å" the word names 0.9792."""
-    left = re.split(r"[,;]", unit[max(0, position - 30) : position])[-1]
-    right = re.split(r"[,;]", unit[position + length : position + length + 30])[0]
+    (1.0), the case it is given for ("4 for simple", 0.8), the asked thing's own word
+    just before or after it (0.8) or another question word there (0.6); else 0. A
+    comma, semicolon or line break ends the label's reach: in "to 2.5 Å, wavelength
+    0.9792 Å" the word names 0.9792. A word that opens the next `key: value` labels
+    that value, not this one ("Clashscore: 12.46 / MolProbity Score: 2.09")."""
+    left = re.split(r"[,;\n]", unit[max(0, position - 30) : position])[-1]
+    right = re.split(r"[,;\n]", unit[position + length : position + length + 30])[0]
     before = re.findall(r"[A-Za-z][\w-]*", left)[-1:]
     # "3-stage matching": the joined word is what the number counts, not its label
     counting = right.startswith("-") and unit[position : position + length].isdigit()
-    after = [] if counting else re.findall(r"[A-Za-z][\w-]*", right)[:1]
+    next_key = _NEXT_KEY.match(right) is not None
+    after = [] if counting or next_key else re.findall(r"[A-Za-z][\w-]*", right)[:1]
     if before and "_" in before[0]:
         if before[0].lower() in question:
             return 1.0
@@ -1040,8 +1050,14 @@ def _labelled(unit: str, position: int, length: int, terms: set[str], question: 
             continue  # another identifier's parts do not name this number
         stems = content_terms(word)
         if stems and stems[0] in terms:
-            return 0.6
+            # `"sites": 4, "wavelength": 1.1158` for "what wavelength … for Fe sites"
+            return FOCUS_LABEL if stems[0] in focus else 0.6
     return 0.0
+
+
+FOCUS_LABEL = 0.8  # a number labelled by the asked thing's own word, over other question words
+# what follows a number when a new `key: value` or `key=value` starts there
+_NEXT_KEY = re.compile(r"""\s*["'`]?[A-Za-z][\w .-]{0,24}?["'`]?\s*[:=](?!=)""")
 
 
 _CLOSING_VERB = re.compile(
@@ -1544,7 +1560,9 @@ def _from_sentence(
             fit += 0.6  # name the question writes or spells holds
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
-            fit += _labelled(unit, position, len(text), set(terms), question_norm)
+            fit += _labelled(
+                unit, position, len(text), set(terms), question_norm, set(expectation.focus)
+            )
             joined = _COMPOUND_AFTER.match(unit, position + len(text))
             if joined and text.isdigit() and not counted:
                 fit *= COMPOUND_MODIFIER  # "3-stage matching" describes, it is no setting
