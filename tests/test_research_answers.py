@@ -33,7 +33,13 @@ from agentcycle.agent.research.compose import (
     render,
 )
 from agentcycle.agent.research.described import described_thing
-from agentcycle.agent.research.extract import extract, from_heading, required_product, with_unit
+from agentcycle.agent.research.extract import (
+    BETWEEN,
+    extract,
+    from_heading,
+    required_product,
+    with_unit,
+)
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     key_entities,
@@ -3577,3 +3583,32 @@ def test_a_number_is_read_under_the_asked_things_own_label() -> None:
     assert _extracted(unit, question) == "2.75"
     unit = "Result: OK\n  Latency: 12.46\n  Throughput Score: 2.09\n  Errors: 3"
     assert _extracted(unit, "What throughput score did the load test report?") == "2.09"
+
+
+def test_between_two_named_items_reads_the_sequence() -> None:
+    """ "Which stage comes between fetch and index?" is answered by the item a listed
+    sequence puts between the two, whether commas or arrows separate them; prose that
+    names both without a sequence between them answers nothing of the kind."""
+    question = "In the crawler's pipeline, which stage comes between fetch and index?"
+    assert _extracted("Stages: queue, fetch, parse_html, index, publish.", question) == (
+        "parse_html"
+    )
+    assert _extracted("`fetch` → `dedupe` → `index`", question) == "dedupe"
+    prose = "The fetch step is slow and the index step is fast."
+    span = extract(prose, prose, question, expect(question))
+    assert span is None or span.how != BETWEEN
+
+
+def test_a_question_asking_the_described_things_name_is_answered_by_it() -> None:
+    """ "What is the name of the class that …" asks for the described class itself: its
+    name is the answer, not something asked of it. A described thing inside a longer
+    question is only a first hop."""
+    asked = described_thing(
+        "What is the name of the local compressor class that the crawler uses to call "
+        "the ranker directly?"
+    )
+    assert asked is not None and asked.is_asked
+    hop = described_thing(
+        "Which queue does the crawler give the tool that the mirror uses for uploads?"
+    )
+    assert hop is not None and not hop.is_asked

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from agentcycle.agent.research.answer_type import PREPOSITIONS, expect
 from agentcycle.agent.research.compose import compose
 from agentcycle.agent.research.state import Evidence
+from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import STOPWORDS, stem
 from agentcycle.agent.research.tools import ResearchTools
 
@@ -57,6 +58,7 @@ class Description:
     kind: str  # the noun it describes, stemmed: "program"
     start: int  # where the words the name replaces stand in the question
     end: int
+    is_asked: bool = False  # the question asks for the described thing's name itself
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,17 @@ class Resolved:
     question: str  # the question with the name in place of the description
     name: str
     evidence: Evidence  # the passage naming it: the first hop, cited with the answer
+    is_answer: bool = False  # the name is what the question asks for
+    units: tuple[Scored, ...] = ()  # the units that name it, best first
+
+
+# "What is the name of the class that …", "Name the tool that …": the description is
+# the whole of what is asked, so the name it resolves to is the answer
+_ASKS_ITS_NAME = re.compile(
+    r"(?:\b(?:what|which)\s+(?:is|was|are|were)\s+(?:the\s+)?(?:full\s+|exact\s+)?"
+    r"(?:name|identifier)\s+of\s*|\bname\s*)$",
+    re.IGNORECASE,
+)
 
 
 def described_thing(question: str) -> Description | None:
@@ -96,7 +109,11 @@ def described_thing(question: str) -> Description | None:
             text = match.group(0).rstrip(" .")
         kind = stem(kind_words[-1].lower())
         asked = f"Which {text.split(maxsplit=1)[1]}?"  # the kind becomes the asked noun
-        return Description(asked, kind, match.start(), match.start() + len(text))
+        end = match.start() + len(text)
+        is_asked = bool(_ASKS_ITS_NAME.search(question[: match.start()])) and not (
+            question[end:].strip(" ?")
+        )
+        return Description(asked, kind, match.start(), end, is_asked)
     return None
 
 
@@ -138,7 +155,8 @@ def resolve_described(
     if not _is_a_name(name, described.kind) or name.lower() in question.lower():
         return None
     rewritten = f"{question[: described.start]}{name}{question[described.end :]}"
-    return Resolved(rewritten, name, composed.units[0].evidence)
+    units = tuple(composed.units)
+    return Resolved(rewritten, name, units[0].evidence, described.is_asked, units)
 
 
 _NAME = re.compile(r"^[\w.:/()+-]{2,60}$")

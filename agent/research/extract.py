@@ -1404,6 +1404,45 @@ def from_sentence(
     return span
 
 
+BETWEEN = "the items a sequence lists between the two the question names"
+_BETWEEN = re.compile(
+    r"\bbetween\s+(?:the\s+)?[`'\"]?([\w.-]+?)[`'\"]?\s+(?:\w+\s+)?and\s+(?:the\s+)?"
+    r"[`'\"]?([\w.-]+?)[`'\"]?(?:\s+\w+)?\s*[?,.]?$",
+    re.IGNORECASE,
+)
+_SEPARATOR = r"(?:,|→|->|=>|⇒|\bthen\b)"
+_SEQUENCE_SEPARATOR = re.compile(rf"\s*{_SEPARATOR}\s*")
+_OPENS_WITH_SEPARATOR = re.compile(rf"[`'\"*]*\s*{_SEPARATOR}")
+_ENDS_WITH_SEPARATOR = re.compile(rf"{_SEPARATOR}\s*[`'\"*]*$")
+MAX_BETWEEN = 3  # more items between the two named is a stretch, not what "which X" asks
+
+
+def _between_named(unit: str, question: str) -> str | None:
+    """ "Which phase comes between check_map and ready_to_refine?": the items a
+    sequence in the unit ("…, check_map, optimize_map, ready_to_refine, …" or
+    "a → b → c") lists between the two names, in order; None when the unit does not
+    list both in that order with only separated items between them."""
+    asked = _BETWEEN.search(question)
+    if asked is None:
+        return None
+    first, second = (re.escape(name) for name in asked.groups())
+    found = re.search(
+        rf"(?<![\w.-]){first}(?![\w-])(.{{1,200}}?)(?<![\w.-]){second}(?![\w-])",
+        unit,
+        re.IGNORECASE | re.DOTALL,
+    )
+    if found is None:
+        return None
+    middle = found.group(1)
+    if not (_OPENS_WITH_SEPARATOR.match(middle) and _ENDS_WITH_SEPARATOR.search(middle)):
+        return None  # "check_map (run first) and ready_to_refine": no sequence of items
+    items = [item.strip(" `'\"*()") for item in _SEQUENCE_SEPARATOR.split(middle)]
+    items = [item for item in items if item]
+    if not 1 <= len(items) <= MAX_BETWEEN or any(len(item.split()) > 3 for item in items):
+        return None
+    return ", ".join(items)
+
+
 def _from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str]
 ) -> Span | None:
@@ -1412,6 +1451,9 @@ def _from_sentence(
     explicit = _explicit_span(unit, question, expectation)
     if explicit is not None:
         return explicit
+    between = _between_named(unit, question) if expectation.kind != "number" else None
+    if between is not None:
+        return Span(between, 1.0, BETWEEN)
     if expectation.asks_default:
         found = _default_value(unit)
         fits = shape is None or shape(found[0]) if found else False

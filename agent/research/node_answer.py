@@ -32,7 +32,7 @@ from agentcycle.agent.research.compose import (
     compose_bridged,
     compose_pair,
 )
-from agentcycle.agent.research.described import resolve_described
+from agentcycle.agent.research.described import Resolved, resolve_described
 from agentcycle.agent.research.extract import Span, required_product
 from agentcycle.agent.research.key_entities import (
     foreign_source,
@@ -339,7 +339,15 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         evidence = [*evidence, *dict((e.chunk_id, e) for e in read).values()]
         what = "default named" if isinstance(resolved, StatedDefault) else "thing described"
         trace.append(f"synthesize: the {what} is {resolved.name!r}")
-    expectation, composed = _composition(question, evidence, tools, cfg.answer_sentences, sides)
+    if isinstance(resolved, Resolved) and resolved.is_answer:
+        # "What is the name of the class that …": the name the description resolved to
+        expectation = expect(state["objective"])
+        span = Span(resolved.name, 1.0, "the thing described")
+        composed = Composition(resolved.name, list(resolved.units), span, [], 1.0)
+    else:
+        expectation, composed = _composition(
+            question, evidence, tools, cfg.answer_sentences, sides
+        )
     first_hop = resolved.evidence if resolved else None
     support = _support(state, _units(composed), evidence, tools, first_hop)
     if composed is not None and composed.compared:
