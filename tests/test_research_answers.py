@@ -3612,3 +3612,13 @@ def test_a_question_asking_the_described_things_name_is_answered_by_it() -> None
         "Which queue does the crawler give the tool that the mirror uses for uploads?"
     )
     assert hop is not None and not hop.is_asked
+
+
+def test_a_lower_case_packages_version_is_only_read_beside_its_name() -> None:
+    """ "What minimum version of the rankit package …" names a product in lower case: a
+    count elsewhere in the unit ("the top 8") is no version of it, one written beside
+    its name is."""
+    question = "What minimum version of the rankit package does the crawler require?"
+    assert required_product(question) == "rankit"
+    assert _extracted("The rankit reranker keeps the top 8 passages.", question) is None
+    assert _extracted("Install rankit>=0.2.1 before the first crawl.", question) == "0.2.1"

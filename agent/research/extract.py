@@ -1661,9 +1661,13 @@ def _from_sentence(
 _ASKS_VERSION = re.compile(r"\b(?:version|release|v\d)", re.IGNORECASE)
 # "the minimum Python version required", "which version of Coot does the guide recommend":
 # a version another product must have
+_PACKAGE = r"(?:package|library|module|client|sdk|extension|plugin|binary)"
 _PRODUCT_VERSION = (
     re.compile(r"\bversion of\s+(?:the\s+)?([A-Z][\w.+-]*)"),
     re.compile(r"\b([A-Z][\w.+-]*)\s+version\b"),
+    # "the minimum version of the flashrank package": a package named in lower case
+    re.compile(rf"\bversion of\s+(?:the\s+)?`?([a-z][\w.+-]*)`?\s+{_PACKAGE}\b", re.I),
+    re.compile(rf"\b`?([a-z][\w.+-]*)`?\s+{_PACKAGE}\s+version\b", re.I),
 )
 _REQUIREMENT = re.compile(
     r"\b(?:minimum|required|requires?|recommend(?:s|ed)?|supported|needed|compatible)\b", re.I
