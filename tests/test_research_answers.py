@@ -3622,3 +3622,18 @@ def test_a_lower_case_packages_version_is_only_read_beside_its_name() -> None:
     assert required_product(question) == "rankit"
     assert _extracted("The rankit reranker keeps the top 8 passages.", question) is None
     assert _extracted("Install rankit>=0.2.1 before the first crawl.", question) == "0.2.1"
+
+
+def test_a_products_own_name_points_at_its_document() -> None:
+    """ "Which model does CrawlKit use by default?" names `seeds/crawlkit-mode.md` by one
+    word, the product's own name: an answer from another system's document that never
+    names CrawlKit is a near-miss. A plain word shared with a path ("mode") names none."""
+    own = Evidence(chunk_id="k", file="seeds/crawlkit-mode.md", heading="Settings",
+                   text="Pages are fetched in parallel.")
+    other = Evidence(chunk_id="o", file="docs/ARCHITECTURE.md", heading="Models",
+                     text="The default model is rank-large.")
+    pool = [own, other]
+    question = "Which model does CrawlKit use by default?"
+    assert foreign_source(question, [other], pool) == "seeds/crawlkit-mode.md"
+    assert foreign_source(question, [own], pool) == ""
+    assert foreign_source("Which model does the crawl use by default?", [other], pool) == ""

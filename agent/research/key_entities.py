@@ -138,6 +138,10 @@ _GENERIC_NAME_WORDS = {
 }  # fmt: skip
 
 
+# a product's name as its makers write it: inner capitals ("DocuChat", "LangGraph")
+_PRODUCT_NAME = re.compile(r"\b[A-Z][a-z]+[A-Z][A-Za-z]*\b")
+
+
 def _name_words(path: str) -> set[str]:
     words = {w for w in re.split(r"[^a-z0-9]+", path.lower()) if len(w) >= 3}
     return words - _GENERIC_NAME_WORDS
@@ -156,13 +160,21 @@ def foreign_source(question: str, cited: Iterable[Evidence], pool: Iterable[Evid
     """
     # the asking sentence names where the answer must come from; a sentence before it
     # ("The User Guide says X. Which category …?") sets up a second hop elsewhere
-    asked = set(tokens(main_clause(question).lower()))
+    clause = main_clause(question)
+    asked = set(tokens(clause.lower()))
     files = {e.file for e in pool}
     matches = {f: _name_words(f) & asked for f in files}
     best = max((len(m) for m in matches.values()), default=0)
     if best < 2:
-        return ""
-    named = {f for f, m in matches.items() if len(m) == best}
+        # one word names a document when it is a product's own name ("DocuChat") that
+        # no other retrieved document's path holds
+        products = {w.lower() for w in _PRODUCT_NAME.findall(clause)}
+        named = {f for f, m in matches.items() if m & products}
+        if len(named) != 1:
+            return ""
+        best = 1
+    else:
+        named = {f for f, m in matches.items() if len(m) == best}
     cited = list(cited)
     if not cited or any(c.file in named for c in cited):
         return ""
