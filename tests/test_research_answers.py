@@ -3637,3 +3637,12 @@ def test_a_products_own_name_points_at_its_document() -> None:
     assert foreign_source(question, [other], pool) == "seeds/crawlkit-mode.md"
     assert foreign_source(question, [own], pool) == ""
     assert foreign_source("Which model does the crawl use by default?", [other], pool) == ""
+
+
+def test_a_count_of_things_or_a_date_measures_no_temperature() -> None:
+    """ "What sampling temperature does the crawler use?" is not answered by "20K pages"
+    (a count of other things) nor by a run's date; a plain value labelled by the asked
+    word still is."""
+    question = "What sampling temperature does the crawler's summariser use?"
+    assert _extracted("Latest crawl: 2026-02-23, summariser v3, 20K pages.", question) is None
+    assert _extracted("The summariser samples at temperature 0.2.", question) == "0.2"

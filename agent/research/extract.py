@@ -143,6 +143,26 @@ _MEASURED_HEADS = {
     stem(w) for w in ("tolerance", "threshold", "cutoff", "timeout", "limit", "size", "score",
                       "budget", "percentage", "fraction", "ratio", "resolution", "length")
 }  # fmt: skip
+# What a count of things never answers: "20K passages" is no temperature or threshold
+_NEVER_COUNTS = {
+    stem(w) for w in ("temperature", "threshold", "tolerance", "cutoff", "score", "ratio",
+                      "fraction", "percentage", "rate", "resolution", "probability")
+}  # fmt: skip
+_PLURAL_AFTER = re.compile(r"\s+([a-z]{3,}s)\b")
+_A_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MEASURES = {stem(w) for w in ("angstroms", "degrees", "points", "percent", "units")}
+
+
+def _counts_things(unit: str, end: int, terms: Sequence[str]) -> bool:
+    """Whether the number ending at `end` counts things the question does not name
+    ("20K passages", "3 retries"): a plural noun right after it that measures nothing."""
+    after = _PLURAL_AFTER.match(unit, end)
+    if after is None:
+        return False
+    noun = stem(after.group(1))
+    return noun not in terms and noun not in _MEASURES and after.group(1) not in STOPWORDS
+
+
 _UPPER_WORD = re.compile(r"(?<![\w.`-])[A-Z][A-Z0-9]{2,}(?![\w-])")  # PLAN, FALLBACK
 _CAPITALISED = re.compile(r"(?<![\w.`])[A-Z][\w.+-]*[A-Za-z0-9](?:\s[A-Z0-9][\w.+-]*)*")
 _DEFAULT = (
@@ -1491,6 +1511,7 @@ def _from_sentence(
     arrow_sources = frozenset(t for t in question_terms if stem(t) not in asked)
     asks_test = "test" in question_terms
     counted = asked_unit(question) if kind == "number" else set()
+    measured_only = kind == "number" and not counted and expectation.head in _NEVER_COUNTS
     asks_version = bool(_ASKS_VERSION.search(question))
     required_of = required_product(question)
     bounds_asked = bool(_ASKS_BOUND.search(question))
@@ -1570,6 +1591,10 @@ def _from_sentence(
             continue  # "`other_name` (9 patterns)": the 9 is another thing's
         if counted and counts_another_noun(unit, position + len(text), counted):
             continue  # "61 tutorials" does not answer how many patterns
+        if measured_only and (
+            _counts_things(unit, position + len(text), terms) or _A_DATE.fullmatch(text)
+        ):
+            continue  # "20K passages" or "2026-02-23" is no sampling temperature
         if kind == "number" and VERSION_TOKEN.fullmatch(text) and not asks_version:
             continue  # "v112.78" names a release; it counts or measures nothing
         if asks_length and _BARE_FRACTION.fullmatch(text):
