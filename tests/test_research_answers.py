@@ -3646,3 +3646,19 @@ def test_a_count_of_things_or_a_date_measures_no_temperature() -> None:
     question = "What sampling temperature does the crawler's summariser use?"
     assert _extracted("Latest crawl: 2026-02-23, summariser v3, 20K pages.", question) is None
     assert _extracted("The summariser samples at temperature 0.2.", question) == "0.2"
+
+
+def test_the_asking_clauses_words_rank_the_unit_that_answers() -> None:
+    """ "If the mirror cannot be reached …, which flag on the result object records
+    this?": the setting is told by one sentence, the asked flag by another; the one
+    holding the asking clause's words (flag, result object) ranks first."""
+    setting = "When the mirror cannot be reached, the crawler falls back."
+    asked = "The result object then carries a `cache_only` flag."
+    hit = Evidence(chunk_id="c", file="crawler.md", heading="Fallback", text=f"{setting} {asked}")
+    question = (
+        "If the mirror cannot be reached and the crawler falls back to its local cache, "
+        "which flag on the result object records this?"
+    )
+    other_lines = ["The crawler fetches pages.", "The mirror is a copy."]
+    vocabulary = Vocabulary.from_texts([hit.text, *other_lines])
+    assert [u.text for u in score_units(question, [hit], vocabulary)] == [asked, setting]

@@ -16,6 +16,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agentcycle.agent.research.answer_type import asking_part, main_clause
 from agentcycle.agent.research.clean import (
     enclosing_line,
     header_for,
@@ -82,6 +83,9 @@ def wants_quantity(question: str) -> bool:
     return bool(_WANTS_QUANTITY.search(question))
 
 
+ASKED_WEIGHT = 0.3  # share of a unit's own score given by the asking clause's words
+
+
 def score_units(
     question: str,
     evidence: list[Evidence],
@@ -90,6 +94,10 @@ def score_units(
 ) -> list[Scored]:
     """Every unit of every chunk, best first."""
     terms = content_terms(question)
+    asked = content_terms(asking_part(main_clause(question)))
+    # "If the provider cannot be reached …, which flag on the result object records
+    # this?": the setting may be told anywhere, the asked words are the unit's own
+    asked = asked if 0 < len(asked) < len(terms) else []
     if extra_terms:
         terms += [t for t in extra_terms if t not in terms]
     quantity = wants_quantity(question)
@@ -103,6 +111,8 @@ def score_units(
             if len(text) > MAX_UNIT_CHARS or len(text.split()) < 2:
                 continue
             own = coverage(terms, text, vocabulary)
+            if asked:
+                own = (1 - ASKED_WEIGHT) * own + ASKED_WEIGHT * coverage(asked, text, vocabulary)
             block = _introduced(units, index)
             if block:  # "Defined in `x.py`:" speaks of the block it introduces
                 own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
