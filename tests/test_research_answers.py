@@ -3662,3 +3662,13 @@ def test_the_asking_clauses_words_rank_the_unit_that_answers() -> None:
     other_lines = ["The crawler fetches pages.", "The mirror is a copy."]
     vocabulary = Vocabulary.from_texts([hit.text, *other_lines])
     assert [u.text for u in score_units(question, [hit], vocabulary)] == [asked, setting]
+
+
+def test_a_things_file_name_asks_for_a_file() -> None:
+    """ "What is that archive's file name?" and "the file name of the dump" ask for a
+    file, shaped as one; "what file-name pattern" asks for a pattern."""
+    assert expect("What is that archive's file name?").head == "file"
+    assert expect("What is the file name of the nightly dump?").head == "file"
+    assert expect("What file-name pattern do the crawl logs follow?").head == "pattern"
+    unit = "The crawler-mirror job ships its pages inside one `pages_2026.tar.gz` archive."
+    assert _extracted(unit, "What is that archive's file name?") == "pages_2026.tar.gz"

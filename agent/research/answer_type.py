@@ -915,7 +915,17 @@ def expect(question: str) -> Expectation:
     clause = _WHAT_IS_THE_THING.sub("which ", clause)
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
     kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
+    if not head and _FILE_NAME.search(clause):  # "what is that archive's file name?"
+        return Expectation("identifier", focus, asks_default, "file")
     return Expectation(kind, focus, asks_default, head)
+
+
+# "X's file name", "the filename of X": a file is asked for (not "a file-name pattern")
+_FILE_NAME = re.compile(
+    r"\b(?:what|which)\b.*\b(?:file[ _]?name|filename)s?\b"
+    r"(?!\s*(?:pattern|prefix|suffix|convention|format|template|extension))",
+    re.IGNORECASE,
+)
 
 
 # "If I leave `provider` unset, which backend…", "when no model is given": what applies
