@@ -724,3 +724,18 @@ def test_mc_not_question_takes_the_option_a_passage_says_the_negation_of() -> No
     assert negatively_stated_option(question, choices, plain) is None
     positive = "Which package does the crawler require?"
     assert negatively_stated_option(positive, choices, units) is None
+
+
+def test_mc_the_open_answer_outweighs_an_option_a_sentence_mentions_nearby() -> None:
+    """The open answer ("verbose", read off the table column the question names) is
+    better evidence than an option a sentence merely mentions beside the question's
+    words ("… the pages_selected summary line at normal verbosity")."""
+    text = "The crawler shows the pages_selected summary line at normal verbosity."
+    question = "At what verbosity level is the pages_selected event shown?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more other words"])
+    choices = {"A": "quiet", "B": "normal", "C": "verbose", "D": "debug only"}
+    without, _ = score_options(question, choices, units, vocabulary)
+    assert select(without, negated=False) == "B"
+    scores, reasons = score_options(question, choices, units, vocabulary, answer="verbose")
+    assert select(scores, negated=False) == "C"
+    assert reasons["C"].startswith("named by the answer")

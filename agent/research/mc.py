@@ -39,7 +39,7 @@ from agentcycle.agent.research.text import (
 WINDOW_CHARS = 80
 OTHER_COUNT = 0.6  # weight of "3 queries" as support for 3 when passages are counted
 BARE_NUMBER = 0.85  # weight of "120" found alone as support for the option "120 seconds"
-ANSWERED = 0.3  # the option the open answer names: its span was extracted for the question
+ANSWERED = 0.5  # the option the open answer names: its span was extracted for the question
 ORDERED = 0.5  # the option a passage numbers highest (lowest) when that is what is asked
 BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writes
 DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
