@@ -3672,3 +3672,15 @@ def test_a_things_file_name_asks_for_a_file() -> None:
     assert expect("What file-name pattern do the crawl logs follow?").head == "pattern"
     unit = "The crawler-mirror job ships its pages inside one `pages_2026.tar.gz` archive."
     assert _extracted(unit, "What is that archive's file name?") == "pages_2026.tar.gz"
+
+
+def test_a_listed_item_the_question_repeats_stays_in_its_list() -> None:
+    """ "Which MANIFEST file names does the crawler read?" is answered by the whole
+    enumeration "`MANIFEST`, `MANIFEST.txt`, or `MANIFEST.json`", the item the question
+    happens to write included."""
+    unit = (
+        "If the folder holds a file named `MANIFEST`, `MANIFEST.txt`, or `MANIFEST.json`, "
+        "the crawler reads it."
+    )
+    question = "Which MANIFEST file names does the crawler read when they are in the folder?"
+    assert _extracted(unit, question) == "MANIFEST, MANIFEST.txt, MANIFEST.json"

@@ -1463,6 +1463,22 @@ def _between_named(unit: str, question: str) -> str | None:
     return ", ".join(items)
 
 
+# `a`, `b`, or `c`: code spans one enumeration lists, however its last item is joined
+_ITEM_JOIN = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)"
+_CODE_ENUMERATION = re.compile(rf"`[^`\n]+`(?:{_ITEM_JOIN}`[^`\n]+`)+")
+
+
+def _whole_enumeration(unit: str, codes: list[str]) -> list[str]:
+    """The listed code spans with the items of their enumeration the question happens
+    to write: "a file named `README`, `README.txt`, or `README.md`" answers "which
+    README file names" with all three, not without the one the question repeats."""
+    for found in _CODE_ENUMERATION.finditer(unit):
+        items = re.findall(r"`([^`\n]+)`", found.group(0))
+        if set(codes) <= set(items):
+            return list(dict.fromkeys(items))
+    return codes
+
+
 def _from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str]
 ) -> Span | None:
@@ -1575,7 +1591,7 @@ def _from_sentence(
             # "Used by `a`, `b`, and `c`" for "which three programs": the count says so
             return Span(", ".join(codes), 1.0, COUNTED_LIST)
         if len(codes) >= 2:
-            return Span(", ".join(codes), 0.8, "list of code spans")
+            return Span(", ".join(_whole_enumeration(unit, codes)), 0.8, "list of code spans")
     described = (
         _descriptions_as_asked(unit, candidates, question, question_terms)
         if kind != "number"
