@@ -739,3 +739,25 @@ def test_mc_the_open_answer_outweighs_an_option_a_sentence_mentions_nearby() -> 
     scores, reasons = score_options(question, choices, units, vocabulary, answer="verbose")
     assert select(scores, negated=False) == "C"
     assert reasons["C"].startswith("named by the answer")
+
+
+def test_mc_an_option_bound_in_words_is_found_written_with_a_sign() -> None:
+    """ "All segments of 6 or more characters" is stated by "all segments ≥ 6 characters
+    are dropped"; "4 or more" is not, and "at most 3 retries" is found as "<= 3 retries"."""
+    question = "When a crawl path is rejected, which of its segments are dropped?"
+    text = "On a rejected path the full path and all segments ≥ 6 characters are dropped."
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more other words"])
+    choices = {
+        "A": "All segments of 4 or more characters",
+        "B": "Only the last segment",
+        "C": "All segments of 6 or more characters",
+        "D": "All segments regardless of length",
+    }
+    scores, _ = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C" and scores["A"] < scores["C"]
+    question = "How many retries does the fetcher make per page?"
+    text = "The fetcher makes <= 3 retries per page before it gives up on it."
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more other words"])
+    choices = {"A": "At most 5 retries", "B": "At most 3 retries", "C": "None", "D": "Unlimited"}
+    scores, _ = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B"

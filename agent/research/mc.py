@@ -87,7 +87,32 @@ def _needles(option: str, namespace: str = "") -> list[tuple[str, float]]:
         found.append((match.group(1), BARE_NUMBER))
     if _DECIMAL.fullmatch(option.strip()):  # "0.60" is written "0.6", and "0.6" "0.60"
         found += [(form, 1.0) for form in _decimal_forms(option.strip()) if form != option]
+    found += [(form, BOUND_FORM) for form in _bound_forms(option)]
     return found
+
+
+BOUND_FORM = 0.9  # weight of "≥ 6 characters" found for the option "6 or more characters"
+_AT_LEAST = re.compile(
+    r"\b(?:(\d+(?:\.\d+)?)\s+or\s+more|at\s+least\s+(\d+(?:\.\d+)?))\s+(\w+)", re.IGNORECASE
+)
+_AT_MOST = re.compile(
+    r"\b(?:(\d+(?:\.\d+)?)\s+or\s+(?:fewer|less)|at\s+most\s+(\d+(?:\.\d+)?))\s+(\w+)",
+    re.IGNORECASE,
+)
+
+
+def _bound_forms(option: str) -> list[str]:
+    """The ways a bound in an option is written with a sign: "6 or more characters" and
+    "at least 6 characters" are "≥ 6 characters" (or ">= 6", "6+"), "at most 3 retries"
+    is "≤ 3 retries"."""
+    forms = []
+    for pattern, signs in ((_AT_LEAST, ("≥ ", "≥", ">= ")), (_AT_MOST, ("≤ ", "≤", "<= "))):
+        for match in pattern.finditer(option):
+            number, noun = match.group(1) or match.group(2), match.group(3)
+            forms += [f"{sign}{number} {noun}" for sign in signs]
+            if pattern is _AT_LEAST:
+                forms.append(f"{number}+ {noun}")
+    return forms
 
 
 _DECIMAL = re.compile(r"\d+\.\d+")
