@@ -34,6 +34,7 @@ from agentcycle.agent.research.compose import (
 )
 from agentcycle.agent.research.described import described_thing
 from agentcycle.agent.research.extract import (
+    ALIGNED_CELL,
     BETWEEN,
     extract,
     from_heading,
@@ -3684,3 +3685,24 @@ def test_a_listed_item_the_question_repeats_stays_in_its_list() -> None:
     )
     question = "Which MANIFEST file names does the crawler read when they are in the folder?"
     assert _extracted(unit, question) == "MANIFEST, MANIFEST.txt, MANIFEST.json"
+
+
+def test_a_space_aligned_report_is_read_as_a_table() -> None:
+    """A report printed with aligned columns ("Check  Value  Verdict" over "Latency
+    120 ms  Slow") answers "what verdict is given for the latency" with the cell under
+    Verdict; a question asking for the row's own value ("what latency is rated Slow")
+    is not answered from the Verdict column."""
+    chunk = (
+        "Crawl report:\n\n```\n"
+        "  Check        Value      Verdict\n"
+        "  Latency      120 ms     Slow\n"
+        "  Error rate   0.2%       Fine\n"
+        "```\n"
+    )
+    unit = " ".join(line.strip() for line in chunk.splitlines()[3:6])
+    question = "In the crawl report, what verdict is given for the latency of 120 ms?"
+    span = extract(unit, chunk, question, expect(question))
+    assert span is not None and span.text == "Slow" and span.how == ALIGNED_CELL
+    other = "In the crawl report, what latency is rated Slow?"
+    span = extract(unit, chunk, other, expect(other))
+    assert span is None or span.how != ALIGNED_CELL

@@ -1424,6 +1424,39 @@ def from_sentence(
     return span
 
 
+ALIGNED_CELL = "the cell of a space-aligned table under the column the question names"
+_CELL_GAP = re.compile(r"\s{2,}")
+
+
+def _aligned_cell(
+    unit: str, chunk_text: str, question: str, expectation: Expectation
+) -> str | None:
+    """A report printed as a space-aligned table ("Metric  Value  Assessment" over
+    "Clashscore  12.5  Acceptable"), which the unit holds with its line breaks read as
+    spaces: the cell of the row the question names by its first cell, under the column
+    the asked noun names by its title ("what assessment … for the clashscore"); None
+    when the unit is no such table or the question names no row and column of it."""
+    asked = term_set(question)
+    wanted = {expectation.head, *expectation.focus} - {""}
+    lines = chunk_text.splitlines()
+    squashed = " ".join(unit.split())
+    for index, line in enumerate(lines):
+        header = _CELL_GAP.split(line.strip())
+        if len(header) < 3 or any(ch.isdigit() for ch in line) or " ".join(header) not in squashed:
+            continue
+        columns = [i for i, title in enumerate(header[1:], 1) if term_set(title) & wanted]
+        if len(columns) != 1:
+            continue
+        for row_line in lines[index + 1 :]:
+            if not row_line.strip():
+                break
+            row = _CELL_GAP.split(row_line.strip())
+            key = term_set(row[0])
+            if len(row) == len(header) and key and key <= asked and " ".join(row) in squashed:
+                return row[columns[0]]
+    return None
+
+
 BETWEEN = "the items a sequence lists between the two the question names"
 _BETWEEN = re.compile(
     r"\bbetween\s+(?:the\s+)?[`'\"]?([\w.-]+?)[`'\"]?\s+(?:\w+\s+)?and\s+(?:the\s+)?"
@@ -1909,6 +1942,9 @@ def extract(
         if span is not None and span.text.lower() in exclude:
             return None
         return _less_the_named(span, question)
+    aligned = _aligned_cell(unit, chunk_text, question, expectation)
+    if aligned is not None:  # "Clashscore  12.5  Acceptable" under "… Assessment"
+        return Span(aligned, 1.0, ALIGNED_CELL)
     numeric = expectation.kind == "number"
     for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
         found = bound_value(unit, bridge, numeric, suffixed=True)
