@@ -195,6 +195,9 @@ def test_split_is_fixed_by_id_and_near_sixty_forty() -> None:
         # what something does is told by a clause; "do with" asks for the thing done
         ("What does the crawler do if it can't reach the mirror?", "manner"),
         ("What does the crawler do with the fetched pages?", "phrase"),
+        # a priority or a weight in a configuration is a number
+        ("What priority does the deep-crawl template have?", "number"),
+        ("What weight does the ranker give the title match?", "number"),
     ],
 )
 def test_expected_answer_type(question: str, kind: str) -> None:

@@ -31,7 +31,7 @@ _QUANTITY_NOUNS = (
     r"cutoff|cut-off|limit|cap|caps|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
-    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window|"
+    r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window|weight|"
     # "what response time does X give": a duration, whatever the word before "time"
     r"duration|delay|interval|response time|run time|wall time|wait time"
 )
@@ -917,9 +917,14 @@ def expect(question: str) -> Expectation:
     kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
     if not head and _FILE_NAME.search(clause):  # "what is that archive's file name?"
         return Expectation("identifier", focus, asks_default, "file")
+    if _WHAT_PRIORITY.search(clause):  # "what priority does the template have": its value
+        return Expectation("number", focus, asks_default, head)
     return Expectation(kind, focus, asks_default, head)
 
 
+# "what priority does X have" asks the configured value; "which priority is it mapped
+# to" picks one of the named levels
+_WHAT_PRIORITY = re.compile(r"\bwhat\s+(?:[\w-]+\s+)?priority\b", re.IGNORECASE)
 # "X's file name", "the filename of X": a file is asked for (not "a file-name pattern")
 _FILE_NAME = re.compile(
     r"\b(?:what|which)\b.*\b(?:file[ _]?name|filename)s?\b"
