@@ -143,11 +143,12 @@ _MEASURED_HEADS = {
     stem(w) for w in ("tolerance", "threshold", "cutoff", "timeout", "limit", "size", "score",
                       "budget", "percentage", "fraction", "ratio", "resolution", "length")
 }  # fmt: skip
-# What a count of things never answers: "20K passages" is no temperature or threshold
+# What a count of things never answers: "20K passages" is no temperature or threshold.
+# A timeout, limit, size, budget or length may be a count ("3 cycles", "4000 tokens").
 _NEVER_COUNTS = {
-    stem(w) for w in ("temperature", "threshold", "tolerance", "cutoff", "score", "ratio",
-                      "fraction", "percentage", "rate", "resolution", "probability")
-}  # fmt: skip
+    *(_MEASURED_HEADS - {stem(w) for w in ("timeout", "limit", "size", "budget", "length")}),
+    *(stem(w) for w in ("temperature", "rate", "probability")),
+}
 _PLURAL_AFTER = re.compile(r"\s+([a-z]{3,}s)\b")
 _A_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MEASURES = {stem(w) for w in ("angstroms", "degrees", "points", "percent", "units")}

@@ -155,8 +155,10 @@ def foreign_source(question: str, cited: Iterable[Evidence], pool: Iterable[Evid
 
     A document is named when at least two words of its path (less words for kinds of
     document: guide, design, ...) are question words, more than for any other
-    retrieved document. An answer about the named system from another system's
-    document is a near-miss: the fact asked for is not where the question points.
+    retrieved document, or when one word of one retrieved document's path is a product's
+    name the question writes with inner capitals ("DocuChat"). An answer about the
+    named system from another system's document is a near-miss: the fact asked for is
+    not where the question points.
     """
     # the asking sentence names where the answer must come from; a sentence before it
     # ("The User Guide says X. Which category …?") sets up a second hop elsewhere
@@ -172,7 +174,6 @@ def foreign_source(question: str, cited: Iterable[Evidence], pool: Iterable[Evid
         named = {f for f, m in matches.items() if m & products}
         if len(named) != 1:
             return ""
-        best = 1
     else:
         named = {f for f, m in matches.items() if len(m) == best}
     cited = list(cited)

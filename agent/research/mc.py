@@ -101,17 +101,19 @@ _AT_MOST = re.compile(
 )
 
 
+_AT_LEAST_FORMS = ("≥ {n} {noun}", "≥{n} {noun}", ">= {n} {noun}", "{n}+ {noun}")
+_AT_MOST_FORMS = ("≤ {n} {noun}", "≤{n} {noun}", "<= {n} {noun}")
+
+
 def _bound_forms(option: str) -> list[str]:
     """The ways a bound in an option is written with a sign: "6 or more characters" and
     "at least 6 characters" are "≥ 6 characters" (or ">= 6", "6+"), "at most 3 retries"
     is "≤ 3 retries"."""
     forms = []
-    for pattern, signs in ((_AT_LEAST, ("≥ ", "≥", ">= ")), (_AT_MOST, ("≤ ", "≤", "<= "))):
+    for pattern, templates in ((_AT_LEAST, _AT_LEAST_FORMS), (_AT_MOST, _AT_MOST_FORMS)):
         for match in pattern.finditer(option):
             number, noun = match.group(1) or match.group(2), match.group(3)
-            forms += [f"{sign}{number} {noun}" for sign in signs]
-            if pattern is _AT_LEAST:
-                forms.append(f"{number}+ {noun}")
+            forms += [template.format(n=number, noun=noun) for template in templates]
     return forms
 
 
