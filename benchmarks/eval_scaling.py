@@ -8,19 +8,20 @@ rules-only. Distinct questions matter: a suite that repeats questions lets one w
 answer the repeats from its in-process caches, which a second worker does not
 share, so it would measure cache luck rather than scaling.
 
-For 1 and 2 workers: start a `LocalCluster` (one thread per worker), warm it with a
-small run (every worker loads torch, the embedding model and the corpus once, ~8 s,
-which a long-lived cluster pays once), then time the whole suite sent to that
-scheduler with the home's stored sentence vectors cleared, so each run embeds what it
-reads once, its workers sharing what they embed (`storage.vector_cache`). A sample's
-searches are plain calls inside its task run, so no search is served from a cache.
-Each size is timed `--repeat` times and its best run counts: single runs on a shared
-2-core VM move by ±10 % with what the neighbours do, and the least disturbed run is what
-the code costs.
-All four runs happen in this one process, so the ratio compares like with like.
+Start two `LocalCluster`s, of 1 and of 2 worker processes (one thread each, Dask's
+housekeeping slowed as `flows.evaluate.local_cluster` makes every evaluation cluster),
+and warm each with a small run (every worker loads torch, the embedding model and the
+corpus once, ~8 s, which a long-lived cluster pays once). Then time the whole suite on
+each, taking turns, `--repeat` times, every run from cleared sentence vectors, so each
+run embeds what it reads once, its workers sharing what they embed
+(`storage.vector_cache`). A sample's searches are plain calls inside its task run, so no
+search is served from a cache. Each size's best run counts: single runs on a shared
+2-core VM move by ±10-20 % with what the neighbours do, the least disturbed run is what
+the code costs, and taking turns keeps a drift in the neighbours' load out of the ratio.
+All runs happen in this one process, so the ratio compares like with like.
 Target: `speed-up: >= 1.80x with 2 workers`. For the best run of each size it prints
-where the core-seconds went: the workers, this process (the flow and the local
-cluster's scheduler), the Prefect server, and idle cores.
+where the core-seconds went: that cluster's workers, this process (the flow and the
+local clusters' schedulers), the Prefect server, and idle cores.
 
 Then the ceiling: the embedding alone (about half of a worker's CPU), the same
 corpus sentences encoded by 1 and by 2 plain processes of one thread each, no Prefect,
@@ -37,6 +38,7 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import yaml
@@ -59,10 +61,10 @@ def distinct_suite(question_set: Path, n: int, folder: Path) -> Path:
     return path
 
 
-def cpu_split() -> dict[str, float]:
-    """CPU seconds so far of the Dask workers (this process's children), of this process
-    (the flow and the local cluster's scheduler), of the Prefect server's process group,
-    and the machine's idle core-seconds: where a run's core-seconds go."""
+def cpu_split(workers: list[int]) -> dict[str, float]:
+    """CPU seconds so far of the Dask worker processes `workers`, of this process (the
+    flow and the local clusters' schedulers), of the Prefect server's process group, and
+    the machine's idle core-seconds: where a run's core-seconds go."""
     import psutil
 
     from agentcycle.server import server_status
@@ -79,48 +81,63 @@ def cpu_split() -> dict[str, float]:
     if info is not None and psutil.pid_exists(info.pid):
         leader = psutil.Process(info.pid)
         server = [leader, *leader.children(recursive=True)]
-    own = psutil.Process()
-    skip = {p.pid for p in server}
-    children = [p for p in own.children(recursive=True) if p.pid not in skip]
     return {
-        "workers": sum(map(used, children)),
-        "flow": used(own),
+        "workers": sum(used(psutil.Process(pid)) for pid in workers),
+        "flow": used(psutil.Process()),
         "server": sum(map(used, server)),
         "idle": psutil.cpu_times().idle,
     }
 
 
-def timed_on_cluster(
-    workers: int, warm: Path, suite: Path, corpus: str, repeat: int
-) -> tuple[list[tuple[float, dict[str, float]]], dict]:
-    """(seconds, CPU seconds by process) for the whole suite on a warm local cluster of
-    `workers` processes, for each of `repeat` runs (each from cleared sentence vectors)."""
-    from distributed import Client, LocalCluster
+Timing = tuple[float, dict[str, float]]
 
-    from agentcycle.flows.evaluate import local_cluster_kwargs, run_evaluate
+
+def interleaved_runs(
+    warm: Path, suite: Path, corpus: str, repeat: int
+) -> tuple[dict[int, list[Timing]], dict[int, dict]]:
+    """For clusters of 1 and of 2 worker processes, both started and warmed first:
+    (seconds, CPU seconds by process) of the whole suite, `repeat` runs each, the sizes
+    taking turns (each run from cleared sentence vectors), and each size's last summary.
+
+    Why turns: the neighbours' load on a shared VM drifts over minutes; runs of one
+    size after the other's would fold that drift into the ratio. An idle cluster beside
+    the running one costs ~0.01 of a core (`flows.evaluate.CLUSTER_CONFIG`)."""
+    from distributed import Client
+
+    from agentcycle.flows.evaluate import local_cluster, run_evaluate
     from agentcycle.storage.vector_cache import clear_vectors
     from agentcycle.tasks.research import forget_vectors, vector_counts
 
-    with LocalCluster(**local_cluster_kwargs(workers)) as cluster:
-        # The flow warms every worker (model, vocabulary) before its samples; this run
-        # also imports the flow's code there, so the timed run pays neither.
-        run_evaluate(warm, dask_address=cluster.scheduler_address, corpus=corpus, report=False)
-        times, summary = [], {}
-        client = Client(cluster)
+    sizes = (1, 2)
+    with ExitStack() as stack:
+        clusters = {n: stack.enter_context(local_cluster(n)) for n in sizes}
+        # Not a default client: prefect-dask sends a flow's tasks to the process's
+        # default client's cluster whatever address it is given.
+        clients = {n: stack.enter_context(Client(clusters[n], set_as_default=False)) for n in sizes}
+        for n in sizes:
+            # The flow warms every worker (model, vocabulary) before its samples; this
+            # run also imports the flow's code there, so the timed runs pay neither.
+            address = clusters[n].scheduler_address
+            run_evaluate(warm, dask_address=address, corpus=corpus, report=False)
+        pids = {n: list(clients[n].run(os.getpid).values()) for n in sizes}
+        times: dict[int, list[Timing]] = {n: [] for n in sizes}
+        summaries: dict[int, dict] = {}
         for _ in range(repeat):
-            clear_vectors()  # every timed run starts without stored sentence vectors,
-            client.run(forget_vectors)  # nor those the workers keep in memory
-            before, started = cpu_split(), time.perf_counter()
-            summary = run_evaluate(
-                suite, dask_address=cluster.scheduler_address, corpus=corpus, report=False
-            )
-            seconds, after = time.perf_counter() - started, cpu_split()
-            times.append((seconds, {k: after[k] - before[k] for k in after}))
-        # What the workers embedded in the last run, and took from the shared store.
-        counts = list(client.run(vector_counts).values())
-        summary["embedded"] = sum(c["embedded"] for c in counts)
-        summary["loaded"] = sum(c["loaded"] for c in counts)
-        return times, summary
+            for n in sizes:
+                clear_vectors()  # every timed run starts without stored sentence vectors,
+                clients[n].run(forget_vectors)  # nor those the workers keep in memory
+                before, started = cpu_split(pids[n]), time.perf_counter()
+                summaries[n] = run_evaluate(
+                    suite, dask_address=clusters[n].scheduler_address, corpus=corpus,
+                    report=False,
+                )  # fmt: skip
+                seconds, after = time.perf_counter() - started, cpu_split(pids[n])
+                times[n].append((seconds, {k: after[k] - before[k] for k in after}))
+        for n in sizes:  # what the workers embedded in the last run, and loaded
+            counts = list(clients[n].run(vector_counts).values())
+            summaries[n]["embedded"] = sum(c["embedded"] for c in counts)
+            summaries[n]["loaded"] = sum(c["loaded"] for c in counts)
+        return times, summaries
 
 
 def _one_thread() -> None:
@@ -176,7 +193,7 @@ def main() -> int:
     parser.add_argument("--set", type=Path, default=QUESTION_SET, help="question set YAML")
     parser.add_argument("--corpus", default="qa-dev")
     parser.add_argument("--sentences", type=int, default=3000, help="for the ceiling")
-    parser.add_argument("--repeat", type=int, default=2, help="timed runs per cluster size")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per cluster size")
     args = parser.parse_args()
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     from agentcycle.server import ensure_prefect_api
@@ -190,8 +207,8 @@ def main() -> int:
         suite = distinct_suite(args.set, n, Path(folder))
         warm = distinct_suite(args.set, 4, Path(folder) / "warm")
         ensure_corpus(load_suite(suite), args.corpus)
-        ones, summary_one = timed_on_cluster(1, warm, suite, args.corpus, args.repeat)
-        twos, summary_two = timed_on_cluster(2, warm, suite, args.corpus, args.repeat)
+        runs, summaries = interleaved_runs(warm, suite, args.corpus, args.repeat)
+    (ones, twos), (summary_one, summary_two) = (runs[1], runs[2]), (summaries[1], summaries[2])
     print(f"{n} distinct questions, rules-only; accuracy 1 worker {summary_one['accuracy']:.1%}, "
           f"2 workers {summary_two['accuracy']:.1%}")  # fmt: skip
     (one, one_cpu), (two, two_cpu) = (min(runs, key=lambda r: r[0]) for runs in (ones, twos))

@@ -65,7 +65,7 @@ from agentcycle.tasks.evaluation import eval_sample, eval_worker, warm_up
 from agentcycle.tasks.research import version_key
 
 if TYPE_CHECKING:
-    from distributed import Queue
+    from distributed import LocalCluster, Queue
 
 
 def announce(suite: str, run_id: str, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -107,6 +107,19 @@ WORKER_ENV = {
     "TOKENIZERS_PARALLELISM": "false",
     "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
 }
+# Dask's housekeeping on a local cluster, slowed: its processes share the cores the
+# samples need. At the defaults an idle 2-worker cluster burns ~0.13 of a core (the event
+# loop watchdog ticks every 20 ms in the scheduler, each nanny and each worker; every
+# worker samples its threads' stacks every 10 ms for the dashboard's profile), which
+# costs a 2-worker run on 2 cores ~5 % of its wall time; with these, ~0.02 of a core.
+CLUSTER_CONFIG = {
+    "distributed.admin.tick.interval": "500ms",  # the watchdog: a blocked loop still shows
+    "distributed.worker.profile.enabled": False,  # nobody reads a local cluster's profile
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.system-monitor.disk": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing": False,  # one long task per worker thread
+}
 
 
 def sample_runner(
@@ -129,16 +142,22 @@ def sample_runner(
 
     if dask_address:
         return DaskTaskRunner(address=dask_address)
-    return DaskTaskRunner(cluster_kwargs=local_cluster_kwargs(workers or 1))
+    return DaskTaskRunner(cluster_class=local_cluster, cluster_kwargs={"workers": workers or 1})
 
 
-def local_cluster_kwargs(workers: int) -> dict[str, Any]:
-    """How a `LocalCluster` for evaluation is made (`benchmarks/eval_scaling.py` times
-    the same one): `workers` processes of one thread each, in `WORKER_ENV`."""
-    return {
-        "n_workers": workers, "threads_per_worker": 1, "processes": True,
-        "dashboard_address": LOOPBACK_ANY_PORT, "env": WORKER_ENV,
-    }  # fmt: skip
+def local_cluster(workers: int) -> LocalCluster:
+    """The `LocalCluster` evaluation runs on (`benchmarks/eval_scaling.py` times the same
+    one): `workers` processes of one thread each, in `WORKER_ENV`, with `CLUSTER_CONFIG`
+    (the scheduler and nannies read it as they start; each worker is handed its
+    nanny's copy, so the process's own Dask config is left as it was)."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(CLUSTER_CONFIG):
+        return LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True,
+            dashboard_address=LOOPBACK_ANY_PORT, env=WORKER_ENV,
+        )  # fmt: skip
 
 
 def run_on_dask(

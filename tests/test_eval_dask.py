@@ -192,3 +192,22 @@ def test_two_local_clusters_at_once_share_no_port() -> None:
             ]
     assert not [str(w.message) for w in caught if "already in use" in str(w.message)]
     assert listening and all(address.ip == "127.0.0.1" for address in listening), listening
+
+
+def test_local_cluster_housekeeping_is_slowed_in_its_processes_only() -> None:
+    """An evaluation cluster's workers run with Dask's profiler off and its watchdog
+    slowed (they would take ~5 % of the cores the samples need); the config is handed to
+    them at start, and the calling process's own Dask config is left as it was."""
+    import dask
+    from distributed import Client
+
+    from agentcycle.flows.evaluate import CLUSTER_CONFIG, local_cluster
+
+    before = {key: dask.config.get(key) for key in CLUSTER_CONFIG}
+    with local_cluster(1) as cluster, Client(cluster, set_as_default=False) as client:
+        seen = client.run(lambda: {key: dask.config.get(key) for key in CLUSTER_CONFIG})
+        tick = cluster.scheduler._tick_interval
+    assert list(seen.values()) == [CLUSTER_CONFIG]
+    assert tick == 0.5  # the scheduler, in this process, read it as it started
+    assert {key: dask.config.get(key) for key in CLUSTER_CONFIG} == before
+    assert before["distributed.worker.profile.enabled"] is True  # Dask's default here
