@@ -3709,3 +3709,23 @@ def test_a_space_aligned_report_is_read_as_a_table() -> None:
     other = "In the crawl report, what latency is rated Slow?"
     span = extract(unit, chunk, other, expect(other))
     assert span is None or span.how != ALIGNED_CELL
+
+
+def test_a_modifier_glued_to_one_letter_need_not_be_written() -> None:
+    """ "what X-ray wavelength appears in the command": 'X-ray' classifies the head noun,
+    and a passage stating the value beside 'wavelength' need not repeat it, while the
+    head noun itself must still be named; "ray" written on its own must be."""
+    passage = "The crawler's scan ran at wavelength 0.9792 on beamline 5 (lambda=0.9792)."
+    question = "In the crawl scan, what X-ray wavelength did the crawler use?"
+    assert "ray" in expect(question).focus
+    composed = _composed(passage, question, "Scan")
+    assert composed is not None and composed.direct.startswith("0.9792")
+    assert not composed.focus_missing
+    plain = "In the crawl scan, what ray wavelength did the crawler use?"
+    written = _composed(passage, plain, "Scan")
+    assert written is not None and written.focus_missing == ["ray"]
+    unnamed = _composed(
+        "The crawler's scan ran at 0.9792 on beamline 5.",
+        "In the crawl scan, what X-ray wavelength did the crawler use?", "Scan",
+    )  # fmt: skip
+    assert unnamed is None or unnamed.focus_missing

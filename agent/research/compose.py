@@ -465,6 +465,16 @@ INTRODUCED_UNITS = 3
 INTRODUCED_MARGIN = 0.5
 
 
+def _letter_compound_part(term: str, question: str) -> bool:
+    """Whether the question writes the focus term only glued to a single letter ("what
+    *X-ray* wavelength", "the *k-means* cluster count"): a modifier that classifies the
+    head noun, which a passage stating the value ("autosol.lambda=0.9792 … wavelength")
+    need not repeat. Where a passage does write it ("R-free"), the term is named anyway."""
+    return bool(re.search(rf"\b[a-z]-{re.escape(term)}", question, re.IGNORECASE)) and not (
+        re.search(rf"(?<![-\w]){re.escape(term)}", question, re.IGNORECASE)
+    )
+
+
 def _named_by_form(span: Span | None, expectation: Expectation, question: str) -> frozenset[str]:
     """The focus terms the answer's own form names: a span shaped as the asked kind of
     thing (`AttributeError` for "which exception") needs no sentence saying the word."""
@@ -557,6 +567,7 @@ def compose(
         [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
     )
     missing = [t for t in missing if t not in _named_by_form(lead.span, expectation, question)]
+    missing = [t for t in missing if not _letter_compound_part(t, question)]
     if lead.span is not None and lead.span.how.endswith((WH_ASKED, NAMED_COLUMN)):
         # "checked in which *graph* node" read from the "Where checked" column, "what
         # selection priority" from the "Priority" column: the row and the column are the
