@@ -3729,3 +3729,22 @@ def test_a_modifier_glued_to_one_letter_need_not_be_written() -> None:
         "In the crawl scan, what X-ray wavelength did the crawler use?", "Scan",
     )  # fmt: skip
     assert unnamed is None or unnamed.focus_missing
+
+
+def test_a_first_hops_value_may_be_stated_by_another_files_passage() -> None:
+    """A decimal that only the scene-setting sentence states ("… for 'lag above 0.40'
+    …. Under which setting …?") was found by the first hop, in another file than the
+    asked fact's: a retrieved passage of any file may state it. One the asking sentence
+    states must still be in the cited files, and one no passage states stays missing."""
+    question = (
+        "The crawl guide lists a cause for 'mirror lag above 0.40' that concerns the "
+        "number of mirrors. Under which setting does the crawler pass that number on?"
+    )
+    answer = Evidence(chunk_id="a", file="dev.md", heading="Mirrors",
+                      text="The mirror count is passed as `mirror_copies`.")  # fmt: skip
+    guide = Evidence(chunk_id="b", file="guide.md", heading="Lag",
+                     text="Mirror lag above 0.40: too few mirrors.")  # fmt: skip
+    assert missing_entities(question, [answer], [answer, guide]) == []
+    assert missing_entities(question, [answer], [answer]) == ["0.40"]
+    asked = "Under which setting does the crawler pass the mirror count at lag 0.40?"
+    assert missing_entities(asked, [answer], [answer, guide]) == ["0.40"]

@@ -52,12 +52,13 @@ def missing_entities(
     ("the LangGraph agent's ToDo limit") is often said once, in another section of the
     same file. With the corpus `vocabulary`, a name the cited file writes anywhere
     counts; without it, the retrieved passages of those files must say it. A decimal
-    value must always be in those passages: it states a fact, it places nothing.
+    value must be in those passages: it states a fact, it places nothing; unless only a
+    scene-setting sentence states it, which a first hop found in another file.
     """
     entities = key_entities(question)
     if not entities:
         return []
-    cited = list(cited)
+    cited, pool = list(cited), list(pool)
     files = {c.file for c in cited}
     chunks = {c.chunk_id: c for c in [*cited, *(p for p in pool if p.file in files)]}
     text = normalise("\n".join(f"{c.context}\n{c.text}" for c in chunks.values()))
@@ -66,10 +67,26 @@ def missing_entities(
         documents = stems.union(*(vocabulary.names_in_file(f) for f in files))
     else:
         documents = stems
-    return [
+    missing = [
         e for e in entities
         if not _named(e, text, stems if _DECIMAL.fullmatch(e) else documents)
     ]  # fmt: skip
+    return _less_first_hop_values(question, missing, pool)
+
+
+def _less_first_hop_values(
+    question: str, missing: list[str], pool: list[Evidence]
+) -> list[str]:
+    """The missing entities less the decimal values that only a scene-setting sentence
+    states ("… lists for 'R-free stuck above 0.40' … . Under which parameter …?") and
+    that a retrieved passage of any file states: that sentence is a first hop, told by
+    one document, and the asked fact is told by another, which need not repeat it."""
+    asking = main_clause(question)
+    setting = [e for e in missing if _DECIMAL.fullmatch(e) and e not in asking]
+    if not setting:
+        return missing
+    text = normalise("\n".join(f"{c.context}\n{c.text}" for c in pool))
+    return [e for e in missing if e not in setting or not _named(e, text, set())]
 
 
 # A constant is what is asked about when the question asks for its value or default
