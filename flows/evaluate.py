@@ -141,8 +141,31 @@ def sample_runner(
     logging.getLogger("distributed").setLevel(logging.WARNING)
 
     if dask_address:
+        elsewhere = _default_client_elsewhere(dask_address)
+        if elsewhere:
+            raise UserError(
+                f"--dask-address {dask_address}: this process's default Dask client is "
+                f"connected to {elsewhere}, and prefect-dask would send the samples there; "
+                "close that client, or make it with Client(..., set_as_default=False)"
+            )
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_class=local_cluster, cluster_kwargs={"workers": workers or 1})
+
+
+def _default_client_elsewhere(dask_address: str) -> str | None:
+    """The scheduler of this process's default Dask client, when it is not the one at
+    `dask_address`: prefect-dask sends a flow's tasks to the default client's cluster
+    whatever address it is given (a notebook with a client open, a benchmark holding two
+    clusters), so the samples would run, silently, on the other cluster."""
+    from distributed.client import default_client
+    from distributed.comm.addressing import resolve_address
+
+    try:
+        client = default_client()
+    except ValueError:  # none: the address given is the one used
+        return None
+    theirs = client.scheduler.address
+    return None if resolve_address(theirs) == resolve_address(dask_address) else theirs
 
 
 def local_cluster(workers: int) -> LocalCluster:

@@ -211,3 +211,28 @@ def test_local_cluster_housekeeping_is_slowed_in_its_processes_only() -> None:
     assert tick == 0.5  # the scheduler, in this process, read it as it started
     assert {key: dask.config.get(key) for key in CLUSTER_CONFIG} == before
     assert before["distributed.worker.profile.enabled"] is True  # Dask's default here
+
+
+def test_a_default_client_of_another_cluster_is_an_error_not_a_detour() -> None:
+    """prefect-dask sends a flow's tasks to the process's default client's cluster
+    whatever address it is given: with such a client open on another scheduler (a
+    notebook), `--dask-address` stops with one line naming both, instead of running the
+    samples elsewhere; a default client of the very scheduler asked for is fine."""
+    from distributed import Client, LocalCluster
+
+    from agentcycle.errors import UserError
+    from agentcycle.flows.evaluate import LOOPBACK_ANY_PORT, sample_runner
+
+    def cluster() -> LocalCluster:
+        return LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                            dashboard_address=LOOPBACK_ANY_PORT)  # fmt: skip
+
+    with cluster() as asked, cluster() as other:
+        with Client(other):
+            with pytest.raises(UserError) as raised:
+                sample_runner(concurrency=1, workers=None, dask_address=asked.scheduler_address)
+            assert asked.scheduler_address in str(raised.value)
+            assert other.scheduler_address in str(raised.value)
+        with Client(asked):
+            sample_runner(concurrency=1, workers=None, dask_address=asked.scheduler_address)
+        sample_runner(concurrency=1, workers=None, dask_address=asked.scheduler_address)
