@@ -1,0 +1,68 @@
+"""What an idle evaluation cluster costs the cores: Dask's defaults against the slowed
+housekeeping of `flows.evaluate.local_cluster` (`CLUSTER_CONFIG`).
+
+    .venv/bin/python benchmarks/cluster_idle.py [--workers 2] [--seconds 20]
+
+For each, start a local cluster of `--workers` processes (one thread each, as evaluation
+makes them), let it settle for 3 s, then count the CPU seconds its worker processes and
+this process (the scheduler and the nannies) use over `--seconds` with nothing to run.
+On a 2-core machine whatever the cluster burns is taken from the samples it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+SETTLE_S = 3.0
+
+
+def idle_cpu(make: Callable[[], AbstractContextManager], seconds: float) -> tuple[float, float]:
+    """(workers', this process's) CPU seconds over `seconds` of an idle cluster."""
+    import psutil
+
+    def used(process: psutil.Process) -> float:
+        times = process.cpu_times()
+        return times.user + times.system
+
+    own = psutil.Process()
+    with make():
+        time.sleep(SETTLE_S)
+        workers = own.children(recursive=True)
+        before = (sum(map(used, workers)), used(own))
+        time.sleep(seconds)
+        after = (sum(map(used, workers)), used(own))
+    return after[0] - before[0], after[1] - before[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    from distributed import LocalCluster
+
+    from agentcycle.flows.evaluate import LOOPBACK_ANY_PORT, WORKER_ENV, local_cluster
+
+    def dask_defaults() -> LocalCluster:
+        return LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=True,
+            dashboard_address=LOOPBACK_ANY_PORT, env=WORKER_ENV,
+        )  # fmt: skip
+
+    for label, make in (
+        ("Dask defaults:        ", dask_defaults),
+        ("evaluation's cluster: ", lambda: local_cluster(args.workers)),
+    ):
+        workers, scheduler = idle_cpu(make, args.seconds)
+        print(f"{label} {args.workers} idle workers {workers:.2f} core-s, scheduler and "
+              f"nannies {scheduler:.2f} core-s per {args.seconds:.0f} s "
+              f"({(workers + scheduler) / args.seconds:.3f} of a core)")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
