@@ -12,29 +12,33 @@ On a 2-core machine whatever the cluster burns is taken from the samples it runs
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Mapping
+from typing import Any
 
 SETTLE_S = 3.0
 
 
-def idle_cpu(make: Callable[[], AbstractContextManager], seconds: float) -> tuple[float, float]:
-    """(workers', this process's) CPU seconds over `seconds` of an idle cluster."""
+def idle_cpu(workers: int, config: Mapping[str, Any], seconds: float) -> tuple[float, float]:
+    """(workers', this process's) CPU seconds over `seconds` of an idle evaluation
+    cluster of `workers` processes started with the Dask `config`."""
     import psutil
+
+    from agentcycle.flows.evaluate import local_cluster
 
     def used(process: psutil.Process) -> float:
         times = process.cpu_times()
         return times.user + times.system
 
     own = psutil.Process()
-    with make():
+    with local_cluster(workers, config):
         time.sleep(SETTLE_S)
-        workers = own.children(recursive=True)
-        before = (sum(map(used, workers)), used(own))
+        children = own.children(recursive=True)
+        before = (sum(map(used, children)), used(own))
         time.sleep(seconds)
-        after = (sum(map(used, workers)), used(own))
+        after = (sum(map(used, children)), used(own))
     return after[0] - before[0], after[1] - before[1]
 
 
@@ -43,22 +47,15 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
-    from distributed import LocalCluster
+    import distributed  # noqa: F401 - its import sets its logger's level: ours comes after
 
-    from agentcycle.flows.evaluate import LOOPBACK_ANY_PORT, WORKER_ENV, local_cluster
+    from agentcycle.flows.evaluate import CLUSTER_CONFIG
 
-    def dask_defaults() -> LocalCluster:
-        return LocalCluster(
-            n_workers=args.workers, threads_per_worker=1, processes=True,
-            dashboard_address=LOOPBACK_ANY_PORT, env=WORKER_ENV,
-        )  # fmt: skip
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # as `evaluate` holds it
 
-    for label, make in (
-        ("Dask defaults:        ", dask_defaults),
-        ("evaluation's cluster: ", lambda: local_cluster(args.workers)),
-    ):
-        workers, scheduler = idle_cpu(make, args.seconds)
-        print(f"{label} {args.workers} idle workers {workers:.2f} core-s, scheduler and "
+    for label, config in (("Dask defaults:", {}), ("evaluation's cluster:", CLUSTER_CONFIG)):
+        workers, scheduler = idle_cpu(args.workers, config, args.seconds)
+        print(f"{label:22} {args.workers} idle workers {workers:.2f} core-s, scheduler and "
               f"nannies {scheduler:.2f} core-s per {args.seconds:.0f} s "
               f"({(workers + scheduler) / args.seconds:.3f} of a core)")  # fmt: skip
     return 0

@@ -207,8 +207,9 @@ def main() -> int:
         suite = distinct_suite(args.set, n, Path(folder))
         warm = distinct_suite(args.set, 4, Path(folder) / "warm")
         ensure_corpus(load_suite(suite), args.corpus)
-        runs, summaries = interleaved_runs(warm, suite, args.corpus, args.repeat)
-    (ones, twos), (summary_one, summary_two) = (runs[1], runs[2]), (summaries[1], summaries[2])
+        timings, summaries = interleaved_runs(warm, suite, args.corpus, args.repeat)
+    ones, twos = timings[1], timings[2]
+    summary_one, summary_two = summaries[1], summaries[2]
     print(f"{n} distinct questions, rules-only; accuracy 1 worker {summary_one['accuracy']:.1%}, "
           f"2 workers {summary_two['accuracy']:.1%}")  # fmt: skip
     (one, one_cpu), (two, two_cpu) = (min(runs, key=lambda r: r[0]) for runs in (ones, twos))

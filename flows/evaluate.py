@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -168,15 +168,16 @@ def _default_client_elsewhere(dask_address: str) -> str | None:
     return None if resolve_address(theirs) == resolve_address(dask_address) else theirs
 
 
-def local_cluster(workers: int) -> LocalCluster:
+def local_cluster(workers: int, config: Mapping[str, Any] = CLUSTER_CONFIG) -> LocalCluster:
     """The `LocalCluster` evaluation runs on (`benchmarks/eval_scaling.py` times the same
-    one): `workers` processes of one thread each, in `WORKER_ENV`, with `CLUSTER_CONFIG`
-    (the scheduler and nannies read it as they start; each worker is handed its
-    nanny's copy, so the process's own Dask config is left as it was)."""
+    one): `workers` processes of one thread each, in `WORKER_ENV`, with `config` (the
+    scheduler and nannies read it as they start; each worker is handed its nanny's
+    copy, so the process's own Dask config is left as it was). `benchmarks/
+    cluster_idle.py` passes `{}` to measure Dask's defaults on the same cluster."""
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set(CLUSTER_CONFIG):
+    with dask.config.set(dict(config)):
         return LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True,
             dashboard_address=LOOPBACK_ANY_PORT, env=WORKER_ENV,
