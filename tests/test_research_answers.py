@@ -29,6 +29,7 @@ from agentcycle.agent.research.compose import (
     compose,
     compose_bridged,
     compose_pair,
+    named_referent,
     rank,
     render,
 )
@@ -3748,3 +3749,45 @@ def test_a_first_hops_value_may_be_stated_by_another_files_passage() -> None:
     assert missing_entities(question, [answer], [answer]) == ["0.40"]
     asked = "Under which setting does the crawler pass the mirror count at lag 0.40?"
     assert missing_entities(asked, [answer], [answer, guide]) == ["0.40"]
+
+
+def test_a_verb_or_a_word_for_the_whole_name_is_no_focus_word() -> None:
+    """ "Which test file *implements* the …", "the *full* name of that model", "what
+    *command-line* parameter": a verb, a word for the answer's completeness and the place
+    a parameter is given are not what the passage must name. As focus words they made
+    answerable questions refuse ("evidence never names ['impl']")."""
+    implements = expect("Which test file implements the crawl phase that retries pages?")
+    assert implements.head == stem("file") and "impl" not in implements.focus
+    assert "test" in implements.focus  # the kind of file: still asked
+    assert expect("What is the full name of that model as given in the header?").focus == []
+    command_line = expect("What command-line parameter implements that option?")
+    assert command_line.head == stem("parameter") and "line" not in command_line.focus
+
+
+def test_a_bridge_the_question_names_beside_its_noun_is_the_bridge_and_no_answer() -> None:
+    """ "… the importer enters the loading_phase phase. Which phase does that phase move
+    to on completion?": the question names what "that phase" is, so no passage need tell
+    it (a passage's other name, `staging_state`, was taken as the bridge) and it is not
+    the answer (it was: it has the asked kind's form); the key the question spells
+    by its stem (`on_complete` for "on completion") binds the answer."""
+    question = (
+        "In the guide's import example, after the fetch step the importer enters the "
+        "loading_phase phase. Which phase does that phase move to on completion?"
+    )
+    hits = [
+        Evidence(chunk_id="c1", file="GUIDE.md", heading="Import example",
+                 text="After fetch: importer enters staging_state (loading_phase phase)."),
+        Evidence(chunk_id="c2", file="OVERVIEW.md", heading="Phases",
+                 text="loading_phase:\n  on_complete: publishing_phase\n"),
+    ]  # fmt: skip
+    vocabulary = Vocabulary.from_texts([h.text for h in hits] + ["other words", "more"])
+    bridged = split_bridge(question)
+    assert bridged is not None
+    assert bridge_name(*bridged, hits, vocabulary) == "loading_phase"
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct.startswith("publishing_phase")
+    # a name elsewhere in the context is no referent: a chain may lead back to it
+    assert named_referent("Y_Tool is forced after X_Tool", "which tool does that tool use?") is None
+    assert named_referent("It runs the program crawl.fetch", "what does that program read?") == (
+        "crawl.fetch"
+    )

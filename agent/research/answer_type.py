@@ -225,6 +225,7 @@ _VERBS |= {
         "stop", "cover", "start", "fail", "pass", "catch", "block", "send", "match", "point",
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
         "turn", "enable", "disable", "come", "override", "bypass", "go", "let",
+        "implement", "perform", "invoke", "expose", "define", "validate", "guard",
     )
     for form in (verb, _third_person(verb))
 } | {"has", "have"}  # fmt: skip
@@ -353,6 +354,7 @@ _FOCUS_STOP = STOPWORDS | {
     "maximum",
     "minimum",
     "exact",
+    "full",  # "the full name of that model": the whole name, which no passage calls full
     "main",
     "typical",
     "current",
@@ -748,13 +750,18 @@ def _owned_part(phrase: list[str]) -> list[str]:
     return phrase[owner + 1 :]
 
 
+# "what command-line parameter": where the parameter is given, as "environment variable"
+# says where a setting is; passages show the command (`tool key=2`), seldom the words
+_COMMAND_LINE = re.compile(r"\bcommand[- ]line\b", re.IGNORECASE)
+
+
 def _focus(clause: str) -> list[str]:
     """Subject words of the noun phrase the wh-word asks about ("the default *port*").
 
     Words naming the answer's kind ("which *model*") and verbs are left out; when the
     phrase is only generic ("what is the default value of X"), X's words are the focus.
     """
-    asking = asking_part(clause)
+    asking = _COMMAND_LINE.sub("command", asking_part(clause))
     match = _WH.search(asking)
     if not match:
         return []

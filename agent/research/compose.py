@@ -701,6 +701,23 @@ def _key_of_value(context: str, evidence: list[Evidence]) -> str | None:
     return keys.pop() if len(keys) == 1 else None
 
 
+def named_referent(context: str, asking: str) -> str | None:
+    """The code name the asking clause points back at when the context writes it beside
+    the pointed noun ("enters the *experimental_phasing phase*. Which phase does *that
+    phase* go to?", "the program phenix.refine"), else None: the bridge is given, and
+    what is asked is something about it, never the name itself."""
+    noun = pointed_noun(asking)
+    if not noun:
+        return None
+    kind = rf"{re.escape(noun)}(?:e?s)?"
+    for name in sorted(code_names_in(context), key=len, reverse=True):
+        written = re.escape(name)
+        beside = rf"(?<![\w.]){written}`?\s+{kind}\b|\b{kind}\s+`?{written}(?![\w])"
+        if re.search(beside, context, re.IGNORECASE):
+            return name
+    return None
+
+
 def bridge_name(
     context: str,
     asking: str,
@@ -711,6 +728,9 @@ def bridge_name(
     """The name of the thing the asking clause points back at, when a passage states it
     outright (the Program cell of the row the context describes), else None: a guess
     from the nearest words would send the next search after the wrong thing."""
+    given = named_referent(context, asking)
+    if given is not None:  # "… the experimental_phasing phase. Which phase does that phase …"
+        return given
     keyed = _key_of_value(context, evidence)
     if keyed is not None:  # "the example sets a stop condition to 0.70": `map_cc_target`
         return keyed
@@ -752,7 +772,10 @@ def compose_bridged(
     if found_hop is None:
         return None
     hop, named = found_hop
-    if hop.span is not None and _states_answer(hop.span, named, context):
+    given = named_referent(context, asking)
+    if given is not None:  # the question names the bridge: no passage need tell it
+        bridge = content_terms(given)[:BRIDGE_TERMS]
+    elif hop.span is not None and _states_answer(hop.span, named, context):
         # "`google` (default)": the value alone; its unit's other words name the rest
         bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]
     else:
@@ -772,7 +795,7 @@ def compose_bridged(
     found |= {
         name.lower()
         for name in code_names_in(context)
-        if not _of_the_asked_kind(name, expectation, shape)
+        if name == given or not _of_the_asked_kind(name, expectation, shape)
     }
     second = compose(  # the bridge itself is what the context names, not what is asked
         asking, evidence, vocabulary, expectation, similarities, count, bridge, found

@@ -273,10 +273,11 @@ SPELLED_SHARE = 0.6  # of a constant's parts the question must write, in words
 
 
 def _spelled(part: str, words: AbstractSet[str]) -> bool:
-    """Whether the question writes a constant's part: its stem, or a word it begins
-    (EMBED in "embedding", TOL in "tolerance")."""
+    """Whether the question writes a constant's part: its stem, or a word it or its stem
+    begins (EMBED in "embedding", TOL in "tolerance", on_COMPLETE in "on completion")."""
+    begins = {part, *(t for t in content_terms(part) if len(t) >= 5)}
     return bool(set(content_terms(part)) & words) or any(
-        w.startswith(part) for w in words if len(part) >= 3
+        w.startswith(b) for w in words for b in begins if len(b) >= 3
     )
 
 
