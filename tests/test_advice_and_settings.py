@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from agentcycle.agent.program.advice import gather_advice, sanitise
 from agentcycle.agent.program.directives import extract_directives
 from agentcycle.agent.program.graph import decide
+from agentcycle.agent.program.outcomes import SessionStatus
 from agentcycle.agent.program.postprocess import postprocess
 from agentcycle.agent.program.session import create_session, refresh_advice
 from agentcycle.agent.program.state import CycleRecord, load_session, save_session
@@ -44,7 +45,7 @@ def test_resume_with_new_advice_reopens_a_finished_session(tmp_path: Path, toy_i
     create_session(toy, str(TOY_PACK), toy_inputs, session, goal="refine please")
     state = load_session(session)
     state.cycles = [CycleRecord(cycle=1, program="STOP", reason="workflow complete")]
-    state.status, state.stop_reason = "stopped", "workflow complete"
+    state.status, state.stop_reason = SessionStatus.STOPPED, "workflow complete"
     save_session(session, state)
     same, changed = refresh_advice(session)
     assert not changed and same.finished
