@@ -7,6 +7,7 @@ import pytest
 from agentcycle.agent.llm import LLMProvider, LLMSettings, make_provider
 from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import classify, is_negated, parse_choices
+from agentcycle.agent.research.clean import enclosing_line
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.mc import (
     matches_answer,
@@ -18,7 +19,8 @@ from agentcycle.agent.research.references import detect_references
 from agentcycle.agent.research.rewrite import rewrite_queries, without_document_names
 from agentcycle.agent.research.state import Citation, Evidence
 from agentcycle.agent.research.synthesize import Scored, cite, pick, score_units
-from agentcycle.agent.research.text import Vocabulary, normalise, sentences, stem
+from agentcycle.agent.research.text import Vocabulary, normalise, sentences, stem, yaml_records
+from agentcycle.agent.research.unit_index import UnitIndex
 from agentcycle.agent.research.validate import check, parse_constraints
 from agentcycle.cli.ask import parse_choice_options
 from agentcycle.errors import UserError
@@ -761,3 +763,64 @@ def test_mc_an_option_bound_in_words_is_found_written_with_a_sign() -> None:
     choices = {"A": "At most 5 retries", "B": "At most 3 retries", "C": "None", "D": "Unlimited"}
     scores, _ = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "B"
+
+
+CRAWL_YAML = """crawl_modes:
+  deep_mode:
+    description: "Follow every link"
+    programs:
+      - program: crawl.fetch
+        conditions:
+          - not_done: fetch
+    transitions:
+      on_complete: index_mode
+  budgets:
+    - depth: 2
+      pages: 500
+    - depth: 5
+      pages: 4000
+"""
+
+
+def test_yaml_units_keep_a_record_and_never_run_into_a_sibling() -> None:
+    """Joined as prose or list items, "- not_done: fetch" ran on into its parent's
+    sibling ("… transitions: on_complete: index_mode"), so a value sat under a stranger's
+    key; a list record's keys ("- depth: 5" and "pages: 4000") mean something only
+    together; and a value is read with the keys above it."""
+    units = [unit.text for unit in sentences(CRAWL_YAML)]
+    assert "- not_done: fetch" in units and "on_complete: index_mode" in units
+    assert "- depth: 5 pages: 4000" in units
+    assert all(CRAWL_YAML.find(u.split()[0]) >= 0 for u in units)  # verbatim pieces
+    assert enclosing_line("on_complete: index_mode", CRAWL_YAML) == (
+        "crawl_modes: deep_mode: transitions:"
+    )
+    prose = "The crawler stops early.\nNote: it keeps its queue.\nIt resumes later."
+    assert [u.text for u in sentences(prose)][-1].endswith("It resumes later.")  # not YAML
+    assert len(list(sentences(prose))) == 3
+
+
+def test_a_yaml_value_is_found_by_the_keys_above_it() -> None:
+    """`pages: 4000` under `budgets:` answers "the page budget at depth 5": the unit
+    search reads a YAML line with its keys, and a key's record whole."""
+    rows = [
+        Evidence(chunk_id="yaml", file="d.md", heading="Config > crawl.yaml", text=CRAWL_YAML),
+        Evidence(chunk_id="other", file="d.md", heading="Config > Other",
+                 text="Pages are fetched in depth order.\nThe budget is set per run."),
+    ]  # fmt: skip
+    index = UnitIndex.from_rows(rows)
+    assert index.search("deep mode transitions on complete", 1)[0].chunk_id == "yaml"
+    assert [key for key, _ in yaml_records(CRAWL_YAML)][:2] == ["crawl_modes", "deep_mode"]
+
+
+def test_mc_option_that_is_a_yaml_key_is_described_by_its_block() -> None:
+    """ "deep_mode:" with `description: "Follow every link"` under it describes the option
+    deep_mode, though no unit holds both the key and its description: the passages read
+    are looked at for the option as a YAML key, not only the units ranked."""
+    question = "Which crawl mode follows every link?"
+    table = "| Mode | Depth |\n|---|---|\n| `fast_mode` | 1 |\n| `deep_mode` | 5 |"
+    units, vocabulary = _one_passage_units(table, question, ["other words", CRAWL_YAML])
+    choices = {"A": "fast_mode", "B": "deep_mode", "C": "index_mode"}
+    _, plain = score_options(question, choices, units, vocabulary)
+    scores, reasons = score_options(question, choices, units, vocabulary, passages=[CRAWL_YAML])
+    assert not plain["B"].startswith("its own description")
+    assert select(scores, negated=False) == "B" and reasons["B"].startswith("its own description")

@@ -140,29 +140,54 @@ def is_clean(text: str) -> bool:
 _LABEL = re.compile(r"^\s*\*\*([^*\n]{2,60})\*\*\s*(?:\([^)\n]*\))?\s*$", re.MULTILINE)
 
 
-def enclosing_line(unit: str, chunk_text: str) -> str:
-    """The nearest line above the unit that is less indented and opens a block
-    ("class Verbosity:", "limits:"), or '': what an indented binding belongs to
-    ('NORMAL = "normal"  # (default)' is the Verbosity class's)."""
+_OPENS_BLOCK = re.compile(r":[ \t]*(?:#[^\n]*)?\n(?:[ \t]*\n)*[ \t]+\S")
+
+
+def unit_offset(unit: str, chunk_text: str) -> int:
+    """Where a unit starts in its chunk, or -1. A unit joins its lines with one space
+    ("- range: [1.5, 2.5] value: 0.25" of a two-line YAML item), so its opening words
+    are looked for with any whitespace between them."""
     at = chunk_text.find(unit[:40])
+    words = unit[:40].split()
+    if at >= 0 or not words:
+        return at
+    found = re.search(r"\s+".join(map(re.escape, words)), chunk_text)
+    return found.start() if found else -1
+
+
+def enclosing_line(unit: str, chunk_text: str) -> str:
+    """The lines above the unit that are less indented and open a block, outermost
+    first ("targets: r_free:", "class Verbosity:"), or '': what an indented binding
+    belongs to ('NORMAL = "normal"  # (default)' is the Verbosity class's; YAML's
+    `default: 0.25` is the R-free target's only under `targets:` and `r_free:`)."""
+    if _OPENS_BLOCK.search(chunk_text) is None:
+        return ""  # prose: no line opens an indented block (most chunks; checked at once)
+    at = unit_offset(unit, chunk_text)
     if at <= 0:
         return ""
     start = chunk_text.rfind("\n", 0, at) + 1
     indent = at - start
     if indent == 0 or chunk_text[start:at].strip():
         return ""
+    openers: list[str] = []
     for line in reversed(chunk_text[:start].splitlines()):
         if not line.strip():
             continue
-        if len(line) - len(line.lstrip()) < indent:
-            return line.strip() if line.rstrip().endswith(":") else ""
-    return ""
+        depth = len(line) - len(line.lstrip())
+        if depth < indent:
+            if not line.rstrip().endswith(":"):
+                break  # a less indented statement: the unit is not in a block of it
+            openers.append(line.strip())
+            indent = depth
+            if depth == 0:
+                break
+    return " ".join(reversed(openers))
 
 
 def label_above(unit: str, chunk_text: str) -> str:
     """The bold label line closest above a unit in its chunk (a setting's name in a
     user guide), or ''; labels more than two paragraphs up do not count."""
-    at = chunk_text.find(unit[:40])
+    at = unit_offset(unit, chunk_text)
     if at <= 0:
         return ""
     labels = list(_LABEL.finditer(chunk_text, 0, at))

@@ -12,7 +12,7 @@ supported option.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from agentcycle.agent.research.answer_type import Expectation, asking_part, expect, main_clause
 from agentcycle.agent.research.clean import (
@@ -34,6 +34,7 @@ from agentcycle.agent.research.text import (
     stem,
     term_set,
     tokens,
+    yaml_records,
 )
 
 WINDOW_CHARS = 80
@@ -257,11 +258,13 @@ def score_options(
     vocabulary: Vocabulary,
     similarity: Callable[[str, list[str]], list[float]] | None = None,
     answer: str = "",
+    passages: Iterable[str] = (),
 ) -> tuple[dict[str, float], dict[str, str]]:
     """Support per option letter (0..~1.4) and a one-line reason per option.
 
     `answer`: the rules' open answer to the question (no options shown); the one option
-    it names gets `ANSWERED` more."""
+    it names gets `ANSWERED` more. `passages`: the texts read, where a YAML key that
+    is an option ("sad_phasing:") describes it with the block under it."""
     terms = content_terms(objective)
     total = sum(vocabulary.idf(t) for t in terms) or 1.0
     counted = asked_unit(objective)
@@ -316,6 +319,11 @@ def score_options(
         for letter in _bound_options(terms, choices, unit_texts[:BOUND_UNITS]):
             _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
     headed = [(unit.text, unit.evidence.heading.rsplit(">", 1)[-1]) for unit in units]
+    # a YAML key glosses its option with the block under it ("sad_phasing:" over its
+    # `applicable_when:` lines), which the line-by-line units split apart
+    blocks = dict.fromkeys([*(unit.evidence.text for unit in units), *passages])
+    keys = {option.strip().strip("`") for option in choices.values()}
+    headed += [(rec, "") for block in blocks for key, rec in yaml_records(block) if key in keys]
     described = _described_option(_predicate_terms(objective, expectation), choices, headed)
     if described is not None:
         _credit(scores, reasons, described, DESCRIBED, "its own description matches")

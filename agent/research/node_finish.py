@@ -97,7 +97,7 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
     open_answer = "" if draft.insufficient else draft.direct
     scores, reasons = score_options(
         state["objective"], choices, units, tools.vocabulary(), tools.text_similarities,
-        open_answer,
+        open_answer, [hit.text for hit in evidence],
     )  # fmt: skip
     negated = is_negated(state["objective"])
     said_not = negatively_stated_option(state["objective"], choices, units) if negated else None

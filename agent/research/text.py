@@ -422,18 +422,98 @@ class Unit:
     start: int  # offset in the chunk text, for ordering
 
 
+# `  on_complete: build_from_phases`, `- program: phenix.autosol`: a YAML mapping line
+_YAML_KEY = re.compile(r"^\s*(?:-\s+)?[\"']?[A-Za-z_][\w.-]*[\"']?:(?:\s|$)")
+YAML_SHARE = 0.6  # of a block's lines that are mapping lines: the block is YAML
+
+
+def _yaml_units(block: str, start: int) -> Iterator[Unit]:
+    """Units of a YAML block: each mapping line with the lines it wraps onto (a
+    folded string, a continued list). Joined as prose or as list items, a line
+    ran on into its parent's sibling ("- not_done: autosol transitions: on_complete:
+    build_from_phases"), and the key a value sits under became a stranger's."""
+    cursor = start
+    current: list[str] = []
+    at = start
+    for line in block.split("\n"):
+        if (_YAML_KEY.match(line) and not _same_record(current, line)) or not current:
+            if current:
+                yield Unit(" ".join(part.strip() for part in current).strip(), at)
+            current, at = [line], cursor
+        else:
+            current.append(line)
+        cursor += len(line) + 1
+    joined = " ".join(part.strip() for part in current).strip()
+    if len(joined) >= 3:
+        yield Unit(joined, at)
+
+
+def _same_record(unit_lines: list[str], line: str) -> bool:
+    """Whether a key line is another key of the list item the unit opens ("- d_max: 2.0"
+    then "  target: 0.25"): one record, whose keys mean something only together."""
+    if not unit_lines:
+        return False
+    first = unit_lines[0]
+    item = re.match(r"^(\s*)-\s+", first)
+    return item is not None and _indent(line) == len(item.group(0))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+_YAML_OPENER = re.compile(r"^([ \t]*)(?:-[ \t]+)?[\"']?([A-Za-z_][\w.-]*)[\"']?:[ \t]*(?:#.*)?$")
+RECORD_LINES = 12  # of a YAML block, what a record of its key holds
+
+
+def yaml_records(text: str) -> Iterator[tuple[str, str]]:
+    """(key, "key: the lines under it") for each YAML key that opens a block in `text`:
+    the mapping that describes the key ("sad_phasing:" over its `applicable_when:`
+    lines), which line-by-line units split apart. Up to a blank line, and at most
+    `RECORD_LINES` lines."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        opener = _YAML_OPENER.match(line)
+        if opener is None:
+            continue
+        depth = len(opener.group(1))
+        body: list[str] = []
+        for below in lines[index + 1 :]:
+            if not below.strip() and body:
+                break  # a blank line closes the key's first group, as it does a paragraph
+            if below.strip() and _indent(below) <= depth:
+                break
+            if below.strip():
+                body.append(below.strip())
+        if body:
+            yield opener.group(2), f"{opener.group(2)}: {' '.join(body[:RECORD_LINES])}"
+
+
+def _is_yaml(lines: list[str]) -> bool:
+    """Whether a block is a YAML mapping: most of its lines are `key:` lines, at
+    least two of them, one opening a nested block (prose has "Note: …" lines too)."""
+    filled = [line for line in lines if line.strip() and not line.strip().startswith("#")]
+    keys = [line for line in filled if _YAML_KEY.match(line)]
+    opens = any(line.rstrip().endswith(":") for line in keys)
+    return len(keys) >= 2 and opens and len(keys) >= YAML_SHARE * len(filled)
+
+
 def sentences(text: str) -> Iterator[Unit]:
     """Split chunk text into verbatim sentences, list items and table rows.
 
     Lines of lists and tables are units of their own; a wrapped paragraph is joined
-    before splitting at sentence ends. Every unit is a substring of the chunk after
-    whitespace normalisation, which is what citation grounding checks.
+    before splitting at sentence ends; a YAML block is split at its mapping lines.
+    Every unit is a substring of the chunk after whitespace normalisation, which is
+    what citation grounding checks.
     """
     offset = 0
     for block in re.split(r"\n\s*\n", text):
         start = text.find(block, offset)
         offset = start + len(block)
         lines = block.split("\n")
+        if _is_yaml(lines):
+            yield from (unit for unit in _yaml_units(block, start) if len(unit.text) >= 3)
+            continue
         paragraph: list[str] = []
         para_start = start
 

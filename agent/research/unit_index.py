@@ -23,9 +23,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agentcycle.agent.research.clean import header_for, is_table_row
+from agentcycle.agent.research.clean import enclosing_line, header_for, is_table_row
 from agentcycle.agent.research.state import Evidence
-from agentcycle.agent.research.text import content_terms, sentences, stem, tokens
+from agentcycle.agent.research.text import (
+    content_terms,
+    sentences,
+    stem,
+    tokens,
+    yaml_records,
+)
 
 K1 = 1.2
 B = 0.75
@@ -52,13 +58,18 @@ class UnitIndex:
         for row in rows:
             chunks.append(row)
             section = row.heading.rsplit(" > ", 1)[-1]
-            for unit in sentences(row.text):
-                if len(unit.text.split()) < 2:
+            # a YAML key's record is searched whole as well: its line units each hold a
+            # piece of what the key is ("sad_phasing:" … `has_anomalous_atoms: true`)
+            records = [record for _, record in yaml_records(row.text)]
+            for text in [*(unit.text for unit in sentences(row.text)), *records]:
+                if len(text.split()) < 2:
                     continue
-                label = section
-                if is_table_row(unit.text):
-                    label += " " + " ".join(header_for(unit.text, row.table_text))
-                counts = Counter(stem(t) for t in tokens(f"{unit.text} {label}"))
+                # a YAML value means what its keys above it say: `default: 0.25` is
+                # found for "target R-free" under `targets:` `r_free:`
+                label = f"{section} {enclosing_line(text, row.text)}"
+                if is_table_row(text):
+                    label += " " + " ".join(header_for(text, row.table_text))
+                counts = Counter(stem(t) for t in tokens(f"{text} {label}"))
                 for term, frequency in counts.items():
                     units, frequencies = postings[term]
                     units.append(len(unit_chunk))
