@@ -3791,3 +3791,38 @@ def test_a_bridge_the_question_names_beside_its_noun_is_the_bridge_and_no_answer
     assert named_referent("It runs the program crawl.fetch", "what does that program read?") == (
         "crawl.fetch"
     )
+
+
+def test_a_thing_described_before_the_question_is_a_bridge_whose_column_is_read() -> None:
+    """ "For the crawl backend whose only required variable is S3_BUCKET, which store …
+    as the default for page archives?": the opening describes a backend without naming
+    it, so the question is split there though nothing points back; the backend found
+    (`s3`, the Backend cell of its row) picks its column of the store table. "The
+    default *for* page archives" asks the default itself: it names no default to
+    resolve first ("page", "archives" were taken as its noun)."""
+    question = (
+        "For the crawl backend whose only required environment variable is S3_BUCKET, "
+        "which store does the guide list as the default for page archives?"
+    )
+    assert defaulted_nouns(question) == []
+    assert defaulted_nouns("Which model does the default provider use?") != []
+    env = (
+        "| Backend | Required environment variables | Optional |\n|---|---|---|\n"
+        "| `local` | (none) | `LOCAL_ROOT` |\n"
+        "| `s3` | `S3_BUCKET` | `S3_REGION` (region override) |\n"
+        "| `gcs` | `GCS_BUCKET`, `GCS_PROJECT` | `GCS_PREFIX` |"
+    )
+    stores = (
+        "| Activity | local | s3 | gcs |\n|---|---|---|---|\n"
+        "| **Page archives** | disk-tar | glacier-ir | coldline |\n"
+        "| **Thumbnails** | disk-png | standard | nearline |"
+    )
+    hits = [
+        Evidence(chunk_id="env", file="OVERVIEW.md", heading="Backends", text=env),
+        Evidence(chunk_id="stores", file="ARCH.md", heading="Stores", text=stores),
+    ]
+    vocabulary = Vocabulary.from_texts([env, stores, "other words", "more words"])
+    bridged = split_bridge(question)
+    assert bridged is not None and bridged[1].startswith("which store")
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "glacier-ir"

@@ -494,6 +494,26 @@ def _placed_asking(context: str, asking: str) -> tuple[str, str]:
     return context[: placing.start()], f"{placing.group(1)}, {asking}"
 
 
+# "For the LLM provider whose only required variable is X, which …": a thing described
+# by a relative clause, then asked about; a bridge though nothing points back at it
+_DESCRIBED_FIRST = re.compile(
+    r"^\s*for\s+(?:the|a|an|each)\s+[^,?]*?\b(?:whose|that|which|where)\b[^,?]*"
+    r",\s+(?:which|what|how|who|where|when)\b",
+    re.IGNORECASE,
+)
+_DESCRIBED_NOUN = re.compile(
+    r"^\s*for\s+(?:the|a|an|each)\s+(?:[\w-]+\s+){0,3}?([\w-]+)\s+(?:whose|that|which|where)\b",
+    re.IGNORECASE,
+)
+
+
+def described_noun(context: str) -> str:
+    """The noun a described-first context is about ("provider" of "For the LLM provider
+    whose only required variable is X"), or ''."""
+    found = _DESCRIBED_NOUN.match(context)
+    return found.group(1).lower() if found else ""
+
+
 # "that script" after a context that names the file: the file is named, not described
 _FILE_NOUNS = {"script", "file", "module"}
 _NAMED_FILE = re.compile(r"[\w./-]+\.(?:py|sh|csh|ya?ml|json|md|txt|toml)\b")
@@ -530,6 +550,11 @@ def split_bridge(question: str) -> tuple[str, str] | None:
         ):
             cut = commas[-1]
             parts = _placed_asking(text[: cut.start()], text[cut.end() :])
+    if parts is None and _DESCRIBED_FIRST.match(text):
+        # "For the provider whose only required variable is X, which model …": the
+        # opening describes the thing the asking clause is about without naming it
+        cut = next(_COMMA_ASK.finditer(text))
+        parts = (text[: cut.start()], text[cut.end() :])
     if parts is None and back_reference(text):
         parts = last_sentence_split(text)  # "… a tool after X. Which model does that tool use?"
     if parts is None:

@@ -20,6 +20,7 @@ from agentcycle.agent.research.answer_shape import KIND_NAMED_BY_FORM, Shape, sh
 from agentcycle.agent.research.answer_type import (
     NAMED_THINGS,
     Expectation,
+    described_noun,
     expect,
     points_back,
 )
@@ -672,8 +673,9 @@ def _bridge_hop(
     """The unit that states the context best, with what the context was read as asking:
     the thing the asking clause points back at ("that program") is a name of its kind."""
     named = expect(context)
-    noun = stem(pointed_noun(asking))
-    if noun in NAMED_THINGS and not named.head:  # "… that same program": a program's name
+    # "… that same program", "For the LLM provider whose …, which …": a name of its kind
+    noun = stem(pointed_noun(asking) or described_noun(context))
+    if noun in NAMED_THINGS and not named.head:
         kind = "identifier" if named.kind == "phrase" else named.kind
         named = replace(named, kind=kind, head=noun)
     first = rank(context, evidence, vocabulary, named, similarities)
@@ -797,8 +799,13 @@ def compose_bridged(
         for name in code_names_in(context)
         if name == given or not _of_the_asked_kind(name, expectation, shape)
     }
+    named_asking = asking
+    if hop.span is not None and not points_back(asking) and described_noun(context):
+        # "For the provider whose …, which model …": the name found is what the asking
+        # clause is about, as if written in it (it picks the name's column of a table)
+        named_asking = f"{asking.rstrip(' ?')} ({hop.span.text})?"
     second = compose(  # the bridge itself is what the context names, not what is asked
-        asking, evidence, vocabulary, expectation, similarities, count, bridge, found
+        named_asking, evidence, vocabulary, expectation, similarities, count, bridge, found
     )
     if second is None:
         return None

@@ -56,6 +56,9 @@ _STATEMENTS = (
     re.compile(rf"`?{_NAME}`?\s*\((?:the )?default\)"),
     re.compile(rf"\bdefault(?: is|:)\s+\*{{0,2}}`?{_NAME}"),
 )
+# "the default *for* agent decisions", "the default *in* the GUI": what follows places
+# the default; it names no noun the default is one of
+_PLACING = {"for", "of", "in", "on", "at", "to", "when", "with", "under", "across", "per"}
 NEAR_CHARS = 300  # how far before a statement its noun may be named ("**Provider** …")
 NEAR_AFTER = 40  # … or after it ("**Expert** is the default analysis depth")
 
@@ -99,6 +102,8 @@ def defaulted_nouns(question: str) -> list[tuple[int, str]]:
     noun before the word."""
     found: list[tuple[int, str]] = []
     for match in _DEFAULT_THING.finditer(question):
+        if match.group(1).split()[0].lower() in _PLACING:
+            continue  # "list as the default for agent decisions": the default itself is asked
         for word in _WORD.finditer(match.group(1)):
             text = word.group(0)
             if not text.islower() or len(text) < 3 or text in STOPWORDS:
