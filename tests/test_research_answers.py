@@ -3826,3 +3826,36 @@ def test_a_thing_described_before_the_question_is_a_bridge_whose_column_is_read(
     assert bridged is not None and bridged[1].startswith("which store")
     composed = compose_bridged(*bridged, hits, vocabulary)
     assert composed is not None and composed.direct == "glacier-ir"
+
+
+def test_a_program_bridge_is_the_program_its_unit_names_by_its_suite() -> None:
+    """ "… regex pages.*\\.warc$ for one program's done flag. Which category does the
+    programs table give that program?": the passage names a flag, an output file and
+    the program (`crawl.fetch_deep`); the bridge to "that program" is the program, not
+    the file it writes, so its row of the programs table answers."""
+    question = (
+        "The done-flag table uses the regex pages.*\\.warc$ for one program's done flag. "
+        "Which category does the programs table give that program?"
+    )
+    flag = (
+        "fetch_deep_done regex (state.py): the done-flag table uses regex pages.*\\.warc$ "
+        "to match actual crawl.fetch_deep output files like pages_A.warc."
+    )
+    table = (
+        "| Program | Category | Purpose |\n|---|---|---|\n"
+        "| crawl.fetch_deep | fetching | Deep crawl |\n| crawl.index | indexing | Index pages |"
+    )
+    hits = [
+        Evidence(chunk_id="flag", file="ARCH.md", heading="Done flags", text=flag),
+        Evidence(chunk_id="table", file="DEV.md", heading="Programs", text=table),
+    ]
+    vocabulary = Vocabulary.from_texts([flag, table, "other words", "more words"])
+    bridged = split_bridge(question)
+    assert bridged is not None
+    assert bridge_name(*bridged, hits, vocabulary) == "crawl.fetch_deep"
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "fetching"
+    # a unit naming two programs does not say which one is meant: no bridge from it
+    two = flag.replace("output files", "and crawl.index_pages output files")
+    hits[0] = hits[0].model_copy(update={"text": two})
+    assert bridge_name(*bridged, hits, vocabulary) != "crawl.fetch_deep"

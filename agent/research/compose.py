@@ -683,7 +683,28 @@ def _bridge_hop(
         return None
     # the bridge is chosen like an answer: "X has a default provider" is bridged by the
     # passage that marks one as the default, not by the one repeating most words
-    return _stated_instead(first[0], named, first, context), named
+    hop = _stated_instead(first[0], named, first, context)
+    if noun == _PROGRAM:
+        hop = _with_program_name(hop)
+    return hop, named
+
+
+_PROGRAM = stem("program")
+# `phenix.map_sharpening`, `crawl.fetch_deep`: a program called by its suite's name; a
+# file's extension (`model.pdb`, `map.ccp4`, `a.json`) is shorter than a program's name
+_SUITE_PROGRAM = re.compile(r"[a-z][a-z0-9]*\.[a-z][a-z0-9_]{4,}")
+
+
+def _with_program_name(hop: Ranked) -> Ranked:
+    """The hop with the program its unit names by its suite's name as the bridge, when
+    the span it offers is another kind of name ("… the map_sharpening_done flag …
+    phenix.map_sharpening output": the flag is the program's, not the program)."""
+    if hop.span is not None and _SUITE_PROGRAM.fullmatch(hop.span.text):
+        return hop
+    called = [name for name in code_names_in(hop.unit.text) if _SUITE_PROGRAM.fullmatch(name)]
+    if len(set(called)) != 1:
+        return hop  # none, or several: the unit does not say which
+    return replace(hop, span=Span(called[0], 0.8, "the program the unit names"))
 
 
 _CONTEXT_VALUE = re.compile(r"\b(?:to|of|at|=)\s+(\d+(?:\.\d+)?)\b(?!\s*%)")
