@@ -3859,3 +3859,33 @@ def test_a_program_bridge_is_the_program_its_unit_names_by_its_suite() -> None:
     two = flag.replace("output files", "and crawl.index_pages output files")
     hits[0] = hits[0].model_copy(update={"text": two})
     assert bridge_name(*bridged, hits, vocabulary) != "crawl.fetch_deep"
+
+
+def test_a_quoted_thing_is_bridged_by_the_key_a_passage_gives_it() -> None:
+    """ "… detects prompts such as 'mirror at least twice'. Which checker enforces that
+    rule?": the passage that quotes the phrase binds it to a key (`min_mirrors: 2 (from
+    "mirror at least twice")`), and the checker is found by the key's words; the
+    function that parses (the hop's best name) and the other rule's checker are not it.
+    The apostrophe of "crawler's" opens no quote."""
+    question = (
+        "The crawler's rule parser detects prompts such as 'mirror at least twice'. "
+        "Which checker enforces that rule before a crawl is accepted?"
+    )
+    rules = (
+        'parse_rules(prompt) Detects: • max_depth: 3 (from "no deeper than three") '
+        '• min_mirrors: 2 (from "mirror at least twice")'
+    )
+    table = (
+        "| Check | Purpose |\n|---|---|\n| `check_max_depth` | Ensures the depth limit |\n"
+        "| `check_min_mirrors` | Ensures required mirror copies |"
+    )
+    hits = [
+        Evidence(chunk_id="rules", file="A.md", heading="Rule parser", text=rules),
+        Evidence(chunk_id="checks", file="A.md", heading="Checks", text=table),
+    ]
+    vocabulary = Vocabulary.from_texts([rules, table, "other words", "more words"])
+    bridged = split_bridge(question)
+    assert bridged is not None
+    assert bridge_name(*bridged, hits, vocabulary) == "min_mirrors"
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    assert composed is not None and composed.direct == "check_min_mirrors"

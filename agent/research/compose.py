@@ -741,6 +741,28 @@ def named_referent(context: str, asking: str) -> str | None:
     return None
 
 
+_QUOTE = re.compile(r"(?<!\w)['‘\"“]([^'’\"”\n]{6,80})['’\"”](?!\w)")  # not "DocuChat's"
+QUOTE_WORDS = 3  # of a quoted phrase, the opening words a passage must repeat
+KEY_BEFORE_QUOTE = 60  # chars before the quote a key may stand ("key: 2 (from '…')")
+
+
+def _key_of_quote(context: str, unit: str) -> str | None:
+    """The compound key a unit binds to the phrase the context quotes, as the nearest
+    key written before it ("min_open_citations: 2 (from 'open_citation for at least
+    two')" for a context quoting 'open_citation for at least two'), or None: the
+    quoted thing is then known by its key, which a later passage names."""
+    for quote in _QUOTE.finditer(context):
+        opening = quote.group(1).split()[:QUOTE_WORDS]
+        found = re.search(r"\s+".join(map(re.escape, opening)), unit)
+        if found is None:
+            continue
+        before = unit[max(0, found.start() - KEY_BEFORE_QUOTE) : found.start()]
+        keys = re.findall(r"([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)`?\s*[:=]", before)
+        if keys:
+            return keys[-1]
+    return None
+
+
 def bridge_name(
     context: str,
     asking: str,
@@ -761,6 +783,9 @@ def bridge_name(
     if found_hop is None:
         return None
     hop, named = found_hop
+    quoted_key = _key_of_quote(context, hop.unit.text)
+    if quoted_key is not None:  # "… prompts such as 'X'": the key the passage gives X
+        return quoted_key
     if hop.span is None:
         return None
     # how much of the context the unit and its headings tell ("| Static | `x` |" under
@@ -795,8 +820,8 @@ def compose_bridged(
     if found_hop is None:
         return None
     hop, named = found_hop
-    given = named_referent(context, asking)
-    if given is not None:  # the question names the bridge: no passage need tell it
+    given = named_referent(context, asking) or _key_of_quote(context, hop.unit.text)
+    if given is not None:  # the question names the bridge, or the key of what it quotes
         bridge = content_terms(given)[:BRIDGE_TERMS]
     elif hop.span is not None and _states_answer(hop.span, named, context):
         # "`google` (default)": the value alone; its unit's other words name the rest
@@ -808,6 +833,7 @@ def compose_bridged(
         if hop.span is not None:
             bridge = [*content_terms(hop.span.text), *bridge][:BRIDGE_TERMS]
     found = frozenset({hop.span.text.lower()} if hop.span is not None else ())
+    found |= {given.lower()} if given is not None else set()  # what is asked is about it
     found |= set(quoted_phrases(context))  # "shown with the ⊘ symbol": named, not asked
     expectation = expect(asking)
     # "… _execute_sub_job_for_gui runs each program in a subdirectory. What naming
