@@ -3889,3 +3889,18 @@ def test_a_quoted_thing_is_bridged_by_the_key_a_passage_gives_it() -> None:
     assert bridge_name(*bridged, hits, vocabulary) == "min_mirrors"
     composed = compose_bridged(*bridged, hits, vocabulary)
     assert composed is not None and composed.direct == "check_min_mirrors"
+
+
+def test_the_name_of_a_helper_is_the_function_before_its_arguments() -> None:
+    """ "What is the name of the helper GUIDE.md describes for …?": a helper is a named
+    thing (the head, not a focus word, and "describes" is the verb), and in "The
+    fix_host_url(base_url) helper" the word "helper" follows the function's call, not
+    its argument: the argument `base_url` was the answer."""
+    question = "What is the name of the helper GUIDE.md describes for idempotently adding the port?"
+    expectation = expect(question)
+    assert expectation.head == stem("helper") and "describ" not in expectation.focus
+    assert _extracted("The fix_host_url(base_url) helper idempotently adds the :8080 port:",
+                      question) == "fix_host_url"  # fmt: skip
+    # an argument is still its own thing where the question asks for it
+    assert _extracted("The fix_host_url(base_url) helper adds the port.",
+                      "Which argument does fix_host_url take?") == "base_url"  # fmt: skip

@@ -88,7 +88,7 @@ _IDENTIFIER_NOUNS = (
     r"tool|template|category|event|message|check|collection|key|setting|option|module|"
     r"directory|folder|error|strategy|command|constant|attribute|type|mode|state|phase|"
     r"extension|extensions|column|keyword|banner|phrase|name|label|value name|path|endpoint|test|"
-    r"marker|markers"
+    r"marker|markers|helper"
 )
 _IDENTIFIER_Q = re.compile(
     rf"\b(which|what)( \S+){{0,3}}? ({_IDENTIFIER_NOUNS})\b|"
@@ -226,6 +226,7 @@ _VERBS |= {
         "pick", "select", "choose", "decide", "convert", "switch", "assign", "control",
         "turn", "enable", "disable", "come", "override", "bypass", "go", "let",
         "implement", "perform", "invoke", "expose", "define", "validate", "guard",
+        "describe", "document", "mention",
     )
     for form in (verb, _third_person(verb))
 } | {"has", "have"}  # fmt: skip

@@ -1237,7 +1237,12 @@ def _named_by_head(unit: str, position: int, length: int, *heads: str) -> bool:
     lead = re.search(r"([A-Za-z][\w-]*)([^A-Za-z]*)$", unit[max(0, position - 20) : position])
     # "the `_x` set (`a`, `b`)": what the brackets hold are members of the set, not it
     before = [lead.group(1)] if lead and not re.search(r"[(\[{]", lead.group(2)) else []
-    after = re.findall(r"[A-Za-z][\w-]*", unit[end : end + 20])[:1]
+    rest = unit[end : end + 80]
+    called = re.match(r"\([^()]{0,60}\)", rest)  # "normalize_url(base_url) helper"
+    rest = rest[called.end() :] if called else rest
+    # "f(base_url) helper": an argument's next word is its function's
+    inside = re.match(r"[`\"']?\s*[),]", rest) is not None
+    after = [] if inside else re.findall(r"[A-Za-z][\w-]*", rest[:20])[:1]
     # A neighbouring identifier's last part ("Cell_Segmenter_Tool") names nothing.
     return any("_" not in word and stem(word.lower()) in heads for word in before + after)
 
