@@ -3904,3 +3904,23 @@ def test_the_name_of_a_helper_is_the_function_before_its_arguments() -> None:
     # an argument is still its own thing where the question asks for it
     assert _extracted("The fix_host_url(base_url) helper adds the port.",
                       "Which argument does fix_host_url take?") == "base_url"  # fmt: skip
+
+
+def test_a_number_bound_to_the_setting_the_question_spells_is_its_default() -> None:
+    """ "the default plan-generation timeout, in seconds" and `CRAWL_PLAN_TIMEOUT =
+    int(os.getenv('CRAWL_PLAN_TIMEOUT', '300'))`: the number bound to the setting the
+    question spells is the default asked for, over another passage's "30-second
+    timeout" that sits closer to the word. A name asked by default is not told by a
+    number bound to its words."""
+    probe = Evidence(chunk_id="p", file="ARCH.md", heading="Probe",
+                     text="The fetch probe is wrapped in an executor with a 30-second timeout.")
+    settings = Evidence(
+        chunk_id="s", file="CRAWL.md", heading="Timeout Configuration",
+        text="CRAWL_PLAN_TIMEOUT = int(os.getenv('CRAWL_PLAN_TIMEOUT', '300'))   # 5 min",
+    )  # fmt: skip
+    question = "What is the default plan-generation timeout defined in the settings, in seconds?"
+    composed = _composed_over(question, [probe, settings], "other words", "timeout words")
+    assert composed is not None and composed.direct.startswith("300")
+    named = "Which crawl model name is used by default for planning?"
+    composed = _composed_over(named, [settings], "other words", "timeout words")
+    assert composed is None or not composed.direct.startswith("300")

@@ -201,7 +201,13 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str) -
         NAMED_COLUMN
     ):
         return True
-    return expectation.asks_default and "marked default" in span.how
+    # "the default plan timeout, in seconds" and `PLAN_TIMEOUT = getenv("PLAN_TIMEOUT",
+    # "300")`: the number bound to the setting the question spells is its default (a
+    # number asked for; a name asked for is not told by a number bound to its words)
+    return expectation.asks_default and (
+        "marked default" in span.how
+        or (expectation.kind == "number" and span.how.endswith(NAMED_BINDING))
+    )
 
 
 def _looked_up(span: Span | None, unit: Scored, question: str) -> bool:
