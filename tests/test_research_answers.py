@@ -3924,3 +3924,18 @@ def test_a_number_bound_to_the_setting_the_question_spells_is_its_default() -> N
     named = "Which crawl model name is used by default for planning?"
     composed = _composed_over(named, [settings], "other words", "timeout words")
     assert composed is None or not composed.direct.startswith("300")
+
+
+def test_the_record_holding_every_number_the_question_writes_is_the_one_asked() -> None:
+    """ "what page budget is set for crawls in the depth range 3–5?" over YAML records
+    `- range: [1, 3] value: 800`, `- range: [3, 5] value: 4000`, …: each record shares
+    the question's words; only one holds both its numbers, and its value answers (the
+    "1" of the first record, next to "range", did)."""
+    text = (
+        "budgets:\n  pages:\n    default: 500\n    by_depth:\n"
+        "      - range: [1, 3]\n        value: 800\n      - range: [3, 5]\n        value: 4000\n"
+        "      - range: [5, 9]\n        value: 9000\n"
+    )
+    question = "In the crawl.yaml excerpt, what page budget is set for the depth range 3–5?"
+    composed = _composed(text, question, "Config > crawl.yaml")
+    assert composed is not None and composed.direct.startswith("4000")

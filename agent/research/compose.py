@@ -163,6 +163,8 @@ def rank(
         fit = span.score if span else 0.0
         if _states_answer(span, expectation, question) or _looked_up(span, unit, question):
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)
+        if _keyed_by_numbers(span, unit.text, question):
+            fit += KEYED_FIT  # the record of the key the question writes whole
         features = (lexical, sim, fit)
         score = sum(w * f for w, f in zip(RANK_WEIGHTS, features, strict=True))
         if _tells_the_time_before(unit.text, question):
@@ -208,6 +210,22 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str) -
         "marked default" in span.how
         or (expectation.kind == "number" and span.how.endswith(NAMED_BINDING))
     )
+
+
+# A record holding every number the question writes ("range 0–1.5" and `[0, 1.5]`) is
+# the one asked about: its neighbours share some of the numbers and all of the words
+KEYED_FIT = 1.0
+_NUMBER_WRITTEN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+
+
+def _keyed_by_numbers(span: Span | None, unit: str, question: str) -> bool:
+    """Whether the unit holds every number the question writes (two or more: "the
+    resolution range 0–1.5 Å" and `- range: [0, 1.5] value: 0.20`) and its span is
+    another: the record the question picks out by its key, whose value is asked."""
+    asked = set(_NUMBER_WRITTEN.findall(question))
+    if span is None or len(asked) < 2 or span.text in asked:
+        return False
+    return asked <= set(_NUMBER_WRITTEN.findall(unit))
 
 
 def _looked_up(span: Span | None, unit: Scored, question: str) -> bool:
