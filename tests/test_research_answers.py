@@ -3939,3 +3939,12 @@ def test_the_record_holding_every_number_the_question_writes_is_the_one_asked() 
     question = "In the crawl.yaml excerpt, what page budget is set for the depth range 3–5?"
     composed = _composed(text, question, "Config > crawl.yaml")
     assert composed is not None and composed.direct.startswith("4000")
+
+
+def test_a_type_annotation_binds_no_value() -> None:
+    """ "what is the maximum value of retry_count?" over `retry_count: int  # retries per
+    page (max 4)`: `int` is the field's type, not its value; the comment's bound is."""
+    unit = "retry_count: int                 # Retries per page for the fetch guard (max 4)"
+    question = "In the crawler's state schema, what is the maximum value of retry_count?"
+    assert _extracted(unit, question) == "4"
+    assert _extracted("retry_count: 3  # per page", question) == "3"  # a value still binds

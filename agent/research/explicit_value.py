@@ -158,9 +158,18 @@ def bound_value(
         if "(" in binder.group(0) and _SCALE.fullmatch(value.group(0).strip()):
             continue  # "computes coverage_score (0-1)": the scale it is measured on
         text = (quoted or value.group(0)).strip().rstrip(".,;:)")
+        if quoted is None and text in _TYPE_NAMES and ":" in binder.group(0):
+            continue  # "iteration_count: int  # … (max 4)": a type annotation, no value
         if text and text.lower() != name.lower() and text.lower() not in STOPWORDS:
             return text, value.start()
     return None
+
+
+# `field: int`, `name: str | None`: what a type annotation binds is a type, not a value
+_TYPE_NAMES = frozenset(
+    {"int", "float", "str", "bool", "bytes", "list", "dict", "tuple", "set", "Any",
+     "Optional", "List", "Dict", "Tuple", "Set", "None", "number", "string", "boolean"}
+)  # fmt: skip
 
 
 _CHANGE_VERBS = (
