@@ -3948,3 +3948,12 @@ def test_a_type_annotation_binds_no_value() -> None:
     question = "In the crawler's state schema, what is the maximum value of retry_count?"
     assert _extracted(unit, question) == "4"
     assert _extracted("retry_count: 3  # per page", question) == "3"  # a value still binds
+
+
+def test_a_fraction_answers_no_how_many_question() -> None:
+    """ "How many times does the crawler retry …?": "< 0.35" is a score bound, it counts
+    nothing (a near-miss question was answered with it)."""
+    question = "How many times does the crawler retry a failed page before giving up?"
+    bound = "Pages with score < 0.35 after a failed fetch → stop retrying"
+    assert _extracted(bound, question) is None
+    assert _extracted("The crawler retries a failed page 3 times.", question) == "3 times"

@@ -1573,6 +1573,7 @@ def _from_sentence(
     asking = main_clause(question)
     asks_duration = kind == "number" and bool(_ASKS_DURATION.search(asking))
     asks_length = kind == "number" and bool(_HOW_LONG.search(asking))
+    asks_count = kind == "number" and bool(re.search(r"\bhow many\b", asking, re.IGNORECASE))
     # a rate asked of a unit that gives percentages is one of them ("a learning rate"
     # elsewhere may be 0.001, so only where the unit writes a percentage)
     asks_share = kind == "number" and bool(_ASKS_SHARE.search(asking)) and "%" in unit
@@ -1652,8 +1653,9 @@ def _from_sentence(
             continue  # "20K passages" or "2026-02-23" is no sampling temperature
         if kind == "number" and VERSION_TOKEN.fullmatch(text) and not asks_version:
             continue  # "v112.78" names a release; it counts or measures nothing
-        if asks_length and _BARE_FRACTION.fullmatch(text):
-            continue  # "how long do answers stay cached": ">= 0.92" is a score, no time
+        if (asks_length or asks_count) and _BARE_FRACTION.fullmatch(text):
+            continue  # "how long do answers stay cached", "how many times": ">= 0.92" is a
+            # score, no time and no count
         if required_of and not _written_after(unit, position, required_of):
             continue  # "the minimum Python version": "Python 3.10", never the agent's "v114"
         if counted and _measures_another_thing(text, counted):
