@@ -117,6 +117,16 @@ def _composed_over(
     return compose(question, hits, vocabulary, expect(question), similarities)
 
 
+def _two_hops(question: str, hits: list[Evidence]) -> tuple[str | None, str | None]:
+    """(the bridge name, the first line) of a two-hop question over `hits`, with a
+    vocabulary of their texts and two other lines."""
+    vocabulary = Vocabulary.from_texts([*(hit.text for hit in hits), "other words", "more"])
+    bridged = split_bridge(question)
+    assert bridged is not None, "the question is not split into context and asking clause"
+    composed = compose_bridged(*bridged, hits, vocabulary)
+    return bridge_name(*bridged, hits, vocabulary), composed.direct if composed else None
+
+
 def _extracted(unit: str, question: str, chunk: str | None = None) -> str | None:
     """The span `extract` takes from one unit (its own chunk unless given), or None."""
     span = extract(unit, unit if chunk is None else chunk, question, expect(question))
@@ -3780,12 +3790,9 @@ def test_a_bridge_the_question_names_beside_its_noun_is_the_bridge_and_no_answer
         Evidence(chunk_id="c2", file="OVERVIEW.md", heading="Phases",
                  text="loading_phase:\n  on_complete: publishing_phase\n"),
     ]  # fmt: skip
-    vocabulary = Vocabulary.from_texts([h.text for h in hits] + ["other words", "more"])
-    bridged = split_bridge(question)
-    assert bridged is not None
-    assert bridge_name(*bridged, hits, vocabulary) == "loading_phase"
-    composed = compose_bridged(*bridged, hits, vocabulary)
-    assert composed is not None and composed.direct.startswith("publishing_phase")
+    bridge, direct = _two_hops(question, hits)
+    assert bridge == "loading_phase" and direct is not None
+    assert direct.startswith("publishing_phase")
     # a name elsewhere in the context is no referent: a chain may lead back to it
     assert named_referent("Y_Tool is forced after X_Tool", "which tool does that tool use?") is None
     assert named_referent("It runs the program crawl.fetch", "what does that program read?") == (
@@ -3821,11 +3828,9 @@ def test_a_thing_described_before_the_question_is_a_bridge_whose_column_is_read(
         Evidence(chunk_id="env", file="OVERVIEW.md", heading="Backends", text=env),
         Evidence(chunk_id="stores", file="ARCH.md", heading="Stores", text=stores),
     ]
-    vocabulary = Vocabulary.from_texts([env, stores, "other words", "more words"])
     bridged = split_bridge(question)
     assert bridged is not None and bridged[1].startswith("which store")
-    composed = compose_bridged(*bridged, hits, vocabulary)
-    assert composed is not None and composed.direct == "glacier-ir"
+    assert _two_hops(question, hits)[1] == "glacier-ir"
 
 
 def test_a_program_bridge_is_the_program_its_unit_names_by_its_suite() -> None:
@@ -3849,16 +3854,11 @@ def test_a_program_bridge_is_the_program_its_unit_names_by_its_suite() -> None:
         Evidence(chunk_id="flag", file="ARCH.md", heading="Done flags", text=flag),
         Evidence(chunk_id="table", file="DEV.md", heading="Programs", text=table),
     ]
-    vocabulary = Vocabulary.from_texts([flag, table, "other words", "more words"])
-    bridged = split_bridge(question)
-    assert bridged is not None
-    assert bridge_name(*bridged, hits, vocabulary) == "crawl.fetch_deep"
-    composed = compose_bridged(*bridged, hits, vocabulary)
-    assert composed is not None and composed.direct == "fetching"
+    assert _two_hops(question, hits) == ("crawl.fetch_deep", "fetching")
     # a unit naming two programs does not say which one is meant: no bridge from it
     two = flag.replace("output files", "and crawl.index_pages output files")
     hits[0] = hits[0].model_copy(update={"text": two})
-    assert bridge_name(*bridged, hits, vocabulary) != "crawl.fetch_deep"
+    assert _two_hops(question, hits)[0] != "crawl.fetch_deep"
 
 
 def test_a_quoted_thing_is_bridged_by_the_key_a_passage_gives_it() -> None:
@@ -3883,12 +3883,7 @@ def test_a_quoted_thing_is_bridged_by_the_key_a_passage_gives_it() -> None:
         Evidence(chunk_id="rules", file="A.md", heading="Rule parser", text=rules),
         Evidence(chunk_id="checks", file="A.md", heading="Checks", text=table),
     ]
-    vocabulary = Vocabulary.from_texts([rules, table, "other words", "more words"])
-    bridged = split_bridge(question)
-    assert bridged is not None
-    assert bridge_name(*bridged, hits, vocabulary) == "min_mirrors"
-    composed = compose_bridged(*bridged, hits, vocabulary)
-    assert composed is not None and composed.direct == "check_min_mirrors"
+    assert _two_hops(question, hits) == ("min_mirrors", "check_min_mirrors")
 
 
 def test_the_name_of_a_helper_is_the_function_before_its_arguments() -> None:

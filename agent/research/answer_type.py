@@ -497,14 +497,12 @@ def _placed_asking(context: str, asking: str) -> tuple[str, str]:
 
 # "For the LLM provider whose only required variable is X, which …": a thing described
 # by a relative clause, then asked about; a bridge though nothing points back at it
-_DESCRIBED_FIRST = re.compile(
-    r"^\s*for\s+(?:the|a|an|each)\s+[^,?]*?\b(?:whose|that|which|where)\b[^,?]*"
-    r",\s+(?:which|what|how|who|where|when)\b",
-    re.IGNORECASE,
+_DESCRIBED = (  # "For the <up to four words: the last, the noun> whose/that/which/where"
+    r"^\s*for\s+(?:the|a|an|each)\s+(?:[\w-]+\s+){0,3}?([\w-]+)\s+(?:whose|that|which|where)\b"
 )
-_DESCRIBED_NOUN = re.compile(
-    r"^\s*for\s+(?:the|a|an|each)\s+(?:[\w-]+\s+){0,3}?([\w-]+)\s+(?:whose|that|which|where)\b",
-    re.IGNORECASE,
+_DESCRIBED_NOUN = re.compile(_DESCRIBED, re.IGNORECASE)
+_DESCRIBED_FIRST = re.compile(
+    rf"{_DESCRIBED}[^,?]*,\s+(?:which|what|how|who|where|when)\b", re.IGNORECASE
 )
 
 
