@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from agentcycle.agent.research.text import indent_of
+
 _BOX = re.compile(r"[\u2500-\u257f\u2580-\u259f\u25a0-\u25ff]+")
 _SEPARATOR = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
 
@@ -117,11 +119,16 @@ def clean_unit(text: str, chunk_text: str = "") -> str:
 _FENCE = re.compile(r"^\s*(```|~~~)", re.MULTILINE)
 
 
+def find_words(words: list[str], text: str) -> re.Match[str] | None:
+    """Where `text` writes `words` in order with any whitespace between them, or None:
+    a unit joins its lines with one space ("repeat: max_cycles: 4 until: …")."""
+    return re.search(r"\s+".join(map(re.escape, words)), text) if words else None
+
+
 def in_code_block(unit: str, chunk_text: str) -> bool:
     """Whether a unit sits inside a fenced code block of its chunk: a YAML or code
     fragment ("repeat: max_cycles: 4 until: any:") reads as noise beside a sentence."""
-    words = unit.split()[:6]  # a unit joins its lines: "repeat: max_cycles: 4 until: …"
-    found = re.search(r"\s+".join(map(re.escape, words)), chunk_text) if words else None
+    found = find_words(unit.split()[:6], chunk_text)
     return found is not None and len(_FENCE.findall(chunk_text, 0, found.start())) % 2 == 1
 
 
@@ -148,10 +155,9 @@ def unit_offset(unit: str, chunk_text: str) -> int:
     ("- range: [1.5, 2.5] value: 0.25" of a two-line YAML item), so its opening words
     are looked for with any whitespace between them."""
     at = chunk_text.find(unit[:40])
-    words = unit[:40].split()
-    if at >= 0 or not words:
+    if at >= 0:
         return at
-    found = re.search(r"\s+".join(map(re.escape, words)), chunk_text)
+    found = find_words(unit[:40].split(), chunk_text)
     return found.start() if found else -1
 
 
@@ -173,7 +179,7 @@ def enclosing_line(unit: str, chunk_text: str) -> str:
     for line in reversed(chunk_text[:start].splitlines()):
         if not line.strip():
             continue
-        depth = len(line) - len(line.lstrip())
+        depth = indent_of(line)
         if depth < indent:
             if not line.rstrip().endswith(":"):
                 break  # a less indented statement: the unit is not in a block of it

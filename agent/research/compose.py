@@ -29,6 +29,7 @@ from agentcycle.agent.research.clean import (
     clean_inline,
     clean_unit,
     enclosing_line,
+    find_words,
     header_for,
     in_code_block,
     is_header_row,
@@ -777,7 +778,7 @@ def _key_of_quote(context: str, unit: str) -> str | None:
     quoted thing is then known by its key, which a later passage names."""
     for quote in _QUOTE.finditer(context):
         opening = quote.group(1).split()[:QUOTE_WORDS]
-        found = re.search(r"\s+".join(map(re.escape, opening)), unit)
+        found = find_words(opening, unit)
         if found is None:
             continue
         before = unit[max(0, found.start() - KEY_BEFORE_QUOTE) : found.start()]
@@ -868,7 +869,7 @@ def compose_bridged(
     found |= {
         name.lower()
         for name in code_names_in(context)
-        if name == given or not _of_the_asked_kind(name, expectation, shape)
+        if not _of_the_asked_kind(name, expectation, shape)
     }
     named_asking = asking
     if hop.span is not None and not points_back(asking) and described_noun(context):

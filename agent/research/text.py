@@ -455,10 +455,11 @@ def _same_record(unit_lines: list[str], line: str) -> bool:
         return False
     first = unit_lines[0]
     item = re.match(r"^(\s*)-\s+", first)
-    return item is not None and _indent(line) == len(item.group(0))
+    return item is not None and indent_of(line) == len(item.group(0))
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
+    """How many whitespace characters open the line."""
     return len(line) - len(line.lstrip())
 
 
@@ -481,7 +482,7 @@ def yaml_records(text: str) -> Iterator[tuple[str, str]]:
         for below in lines[index + 1 :]:
             if not below.strip() and body:
                 break  # a blank line closes the key's first group, as it does a paragraph
-            if below.strip() and _indent(below) <= depth:
+            if below.strip() and indent_of(below) <= depth:
                 break
             if below.strip():
                 body.append(below.strip())
