@@ -19,6 +19,7 @@ from agentcycle.agent.research.answer_type import (
     split_bridge,
     split_pair,
 )
+from agentcycle.agent.research.asked_noun_tag import names_one_of_its_kind, tagged_by_asked_noun
 from agentcycle.agent.research.classify import either_or
 from agentcycle.agent.research.clean import clean_unit, header_for, is_clean, is_header_row
 from agentcycle.agent.research.compare import compose_comparison
@@ -3952,3 +3953,34 @@ def test_a_fraction_answers_no_how_many_question() -> None:
     bound = "Pages with score < 0.35 after a failed fetch → stop retrying"
     assert _extracted(bound, question) is None
     assert _extracted("The crawler retries a failed page 3 times.", question) == "3 times"
+
+
+def test_a_code_value_beside_the_asked_noun_states_it() -> None:
+    """ "what status must a page have before the mirror serves it?": "Pages must have
+    status `FETCHED`" states it, though a code comment sharing more of the question's
+    words ranks higher; a unit that only names a status, or a question that names one
+    itself ("after the `QUEUED` status"), gets no such lead."""
+    heading = "Mirror > Serving"
+    comment = Evidence(
+        chunk_id="c1", file="crawl.md", heading=heading,
+        text='SERVE_PAGE = "serve_page"  # the crawler mirror serves a page it must have '
+        "before the fetch",
+    )  # fmt: skip
+    question = "In the crawler mirror, what status must a page have before the mirror serves it?"
+
+    def lead(rule: str) -> str | None:
+        told = Evidence(chunk_id="c2", file="crawl.md", heading=heading, text=rule)
+        composed = _composed_over(question, [comment, told], "other words", "more other words")
+        return composed.direct if composed else None
+
+    assert lead("**Rules:**\n- Pages must have status `FETCHED`\n- Paths are checked") == "FETCHED"
+    # it names a status, and says nothing the question says of it
+    assert lead("**Rules:**\n- The `STALE` status is kept apart\n- Paths are checked") != "STALE"
+    status = stem("status")  # the asked noun as `expect` gives it
+    unit = "- Pages must have status `FETCHED`"
+    at = unit.index("`FETCHED`")
+    assert tagged_by_asked_noun(unit, at, len("FETCHED"), question, status)
+    assert not tagged_by_asked_noun("- Pages must have status FETCHED", at, 7, question, status)
+    assert names_one_of_its_kind("After the `QUEUED` status, which status comes next?", status)
+    assert names_one_of_its_kind("which status does that status lead to?", status)
+    assert not names_one_of_its_kind(question, status)

@@ -49,6 +49,7 @@ from agentcycle.agent.research.explicit_value import (
 )
 from agentcycle.agent.research.extract import (
     COUNTED_LIST,
+    NAMED_BY_ASKED_NOUN,
     NAMED_COLUMN,
     TAKEN,
     WH_ASKED,
@@ -201,7 +202,7 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str) -
     if asks_range(question):
         return is_range(span.text)
     if span.how.startswith((BOUND, COUNTED, COUNTED_LIST, TAKEN)) or span.how.endswith(
-        NAMED_COLUMN
+        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN)
     ):
         return True
     # "the default plan timeout, in seconds" and `PLAN_TIMEOUT = getenv("PLAN_TIMEOUT",

@@ -33,6 +33,7 @@ from agentcycle.agent.research.answer_type import (
     asks_a_quantity,
     main_clause,
 )
+from agentcycle.agent.research.asked_noun_tag import tagged_by_asked_noun
 from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -1211,6 +1212,7 @@ def _arrow_from_question(unit: str, position: int, question_terms: AbstractSet[s
     return _named_in(found.group(1), question_terms)
 
 
+NAMED_BY_ASKED_NOUN = "named by the noun asked for"  # Span.how suffix: "status `INDEXED`"
 NAMED_BY_HEAD = 0.7  # added to a candidate the asked noun names ("the `PLAN` node")
 # nouns that only say a thing is one of a kind: "which residue type" asks for a residue
 _CLASSIFIER_HEADS = frozenset({"type", "kind", "sort", "variety"})
@@ -1672,6 +1674,7 @@ def _from_sentence(
         if verb and _object_of(unit, position, verb):
             fit += 0.4  # "Search ChromaDB collection" for "which database does it search?"
         mapped = _mapping_side(unit, text) if asks_target else ""
+        headed = False
         if mapped == "to":
             fit += 0.6  # "`expert` is mapped to `advanced`": the value it becomes
         elif mapped == "from":
@@ -1706,6 +1709,10 @@ def _from_sentence(
                 fit *= ORDINAL_LABEL  # "Tier 2 — … >80% overlap": the 2 numbers a tier
         elif expectation.head and _named_by_head(unit, position, len(text), expectation.head):
             fit += NAMED_BY_HEAD  # named by the noun asked for: above any unnamed code span
+            # … unless a mapping is asked: "the default `expert` level" is mapped from
+            headed = not asks_target and tagged_by_asked_noun(
+                unit, position, len(text), question, expectation.head
+            )
         elif expectation.head and _said_to_be_head(
             unit, _end_of(unit, text, position), expectation.head
         ):
@@ -1736,6 +1743,7 @@ def _from_sentence(
             if kind == "number" and text.isdigit():  # "2-space indentation": the 2 is of spaces
                 text += _unit_joined(unit, position + len(text))
             how = f"span of type {kind}" + (f", {NAMED_BINDING}" if position in bound_here else "")
+            how += f", {NAMED_BY_ASKED_NOUN}" if headed else ""
             best = Span(text.rstrip(".,;:"), score, how)
     return best
 
