@@ -35,6 +35,7 @@ from agentcycle.agent.research.compose import (
     render,
 )
 from agentcycle.agent.research.described import described_thing
+from agentcycle.agent.research.explicit_value import counted_predicate
 from agentcycle.agent.research.extract import (
     ALIGNED_CELL,
     BETWEEN,
@@ -3984,3 +3985,28 @@ def test_a_code_value_beside_the_asked_noun_states_it() -> None:
     assert names_one_of_its_kind("After the `QUEUED` status, which status comes next?", status)
     assert names_one_of_its_kind("which status does that status lead to?", status)
     assert not names_one_of_its_kind(question, status)
+
+
+def test_a_count_is_followed_by_what_the_question_says_of_the_counted() -> None:
+    """ "how many registered fetchers were plain HTTP …": "Only 3 fetchers are plain
+    HTTP", not the "9 of 12 registered fetchers have site-specific code" that shares
+    more of the question's words before its count. When the counted things are another
+    subject's object ("how many passes does the crawler take"), the subject comes
+    before the count and nothing is asked of what follows it."""
+    heading = "Crawler > Fetchers"
+    hits = [
+        Evidence(
+            chunk_id="c1", file="crawl.md", heading=heading,
+            text="As of v3.2, 9 of 12 registered fetchers have some site-specific code "
+            "(~40 guard blocks). Only 3 fetchers are plain HTTP.",
+        ),
+    ]  # fmt: skip
+    question = (
+        "According to the crawler guide, how many registered fetchers were plain HTTP "
+        "(no site-specific code) as of v3.2?"
+    )
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct.split()[0] == "3"
+    assert counted_predicate(question) >= {"plain", "http"}
+    assert "site-specif" not in counted_predicate(question)  # what they lack is not said
+    assert counted_predicate("In how many passes does the crawler finish the mirror?") == set()

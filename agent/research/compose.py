@@ -44,6 +44,7 @@ from agentcycle.agent.research.explicit_value import (
     asked_name,
     asked_unit,
     code_names_in,
+    counted_predicate,
     counts_only_other_names,
     lists_only_other_items,
 )
@@ -541,11 +542,40 @@ def _stated_instead(
     """A unit that states the asked value outright (a marked default, a value bound to
     the asked setting, a range asked for) wins over `lead` when it ranks near the best."""
     if _states_answer(lead.span, expectation, question):
-        return lead
+        return _count_of_the_asked_kind(lead, ranked, question)
     stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation, question)), None)
     if stated is not None and stated.score >= ranked[0].score - _stated_margin(stated, question):
         return stated
     return lead
+
+
+COUNT_MARGIN = 0.3  # how far below the best unit a count of the very things asked may rank
+
+
+def _count_of_the_asked_kind(lead: Ranked, ranked: list[Ranked], question: str) -> Ranked:
+    """Of the counts of the asked noun near the top, the one followed by most of what the
+    question says of the counted things: "Only 6 programs *are pure YAML*" for "how many
+    registered programs were pure YAML as of v115.05", not "As of v115.05, 17 of 23
+    registered programs have Python code", which shares more of the question's words,
+    but none after its count."""
+    if lead.span is None or not lead.span.how.startswith(COUNTED):
+        return lead
+    said = counted_predicate(question)
+    if not said:
+        return lead
+
+    def share(r: Ranked) -> int:
+        assert r.span is not None
+        count = re.search(rf"(?<![\w.]){re.escape(r.span.text)}(?![\w.])", r.unit.text)
+        return len(said & term_set(r.unit.text[count.end() :])) if count else 0
+
+    counts = [
+        r for r in ranked[:SHAPE_SEARCH]
+        if r.span is not None and r.span.how.startswith(COUNTED)
+        and r.score >= ranked[0].score - COUNT_MARGIN
+    ]  # fmt: skip
+    best = max(counts, key=share, default=lead)
+    return best if share(best) > share(lead) else lead
 
 
 def compose(

@@ -244,6 +244,39 @@ def asked_unit(question: str) -> set[str]:
     return {counted, *_COUNTED_ALIKE.get(counted, ())}
 
 
+# "(no program-specific code)", "without a retry": what the counted things lack, which
+# a passage counting them says in other words ("pure YAML")
+_LACKING = re.compile(
+    r"\(\s*(?:no|not|without)\b[^)]*\)|\bwithout\s+(?:[\w-]+\s+){0,3}[\w-]+", re.IGNORECASE
+)
+
+
+# an auxiliary and a new subject after the counted noun: the counted things are its object
+_SUBJECT_FOLLOWS = re.compile(
+    r"\s+(?:does|do|did|will|would|can|could|should|must|may|is|are|was|were|has|have)\s+"
+    r"(?:the|a|an|this|that|these|those|its|their|each|every|[A-Z]|`|\w+[_.(])",
+)
+
+
+def counted_predicate(question: str) -> set[str]:
+    """Stems of what a "how many" question says of the things it counts, after their
+    noun ("how many registered programs *were pure YAML as of v115.05*"), less what it
+    says they lack: the words a passage counting those very things repeats. None when
+    the counted things are another subject's object ("how many cycles does the run
+    take"): a passage names that subject before the count, not after."""
+    asking = main_clause(question)
+    match = _HOW_MANY.search(asking)
+    if not match:
+        return set()
+    nouns = asked_unit(question)
+    rest = asking[match.start(1) :]
+    words = list(re.finditer(r"[\w-]+", rest))
+    after = next((w.end() for w in words if stem(w.group(0).lower()) in nouns), None)
+    if after is None or _SUBJECT_FOLLOWS.match(rest, after):
+        return set()  # "how many cycles does *the tutorial* take": another subject's act
+    return set(content_terms(_LACKING.sub(" ", rest[after:]))) - nouns
+
+
 # nouns that count the same thing: "(up to 3 attempts)" says how many retries
 _COUNTED_ALIKE = {
     "retr": ("attempt", "tri"),
