@@ -852,14 +852,30 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
     elsewhere = intro.model_copy(update={"chunk_id": "d", "file": "other.md"})
     assert missing_entities(question, [other], [other, intro]) == []
     assert missing_entities(question, [other], [other, elsewhere]) == ["DocuChat", "3.5"]
-    question = "What is the default value of ACME_EMBED_MODEL?"
-    assert unstated_constants(question, ["Optional: ACME_URL, ACME_EMBED_MODEL"]) == []
+    question = "What is the default value of the ACME_EMBED_MODEL variable?"
+    assert unstated_constants(question, ["ACME_EMBED_MODEL defaults to m-2"]) == []
+    assert unstated_constants(question, ["| `ACME_EMBED_MODEL` | m-2 |"]) == []
     assert unstated_constants(question, ["The embedding default is m-2."]) == ["ACME_EMBED_MODEL"]
+    # one name of a list of names says the setting exists, and states no value of it
+    listed = "Optional: `ACME_URL`, `ACME_LLM_MODEL`, `ACME_EMBED_MODEL`"
+    assert unstated_constants(question, [listed]) == ["ACME_EMBED_MODEL"]
     # A constant that only places the question need not be stated by the answer.
     question = "At what recall does the ACME_T4 test pin the scanner?"
     assert unstated_constants(question, ["The scanner is pinned at 0.98 recall."]) == []
     question = "What is ACME_TIMEOUT set to?"
     assert unstated_constants(question, ["The timeout is 30 s."]) == ["ACME_TIMEOUT"]
+    # a number a setting's name holds in the question must stand beside that name
+    question = "Which release first shipped a crawler sending crawl_protocol_version 9?"
+    assert key_entities(question) == ["crawl_protocol_version 9"]
+    row = Evidence(
+        chunk_id="e", file="crawl.md", heading="Fields",
+        text="| `crawl_protocol_version` | `1` | v3 | Protocol of the sending crawler |\n"
+        "Section 9 lists the fields.",
+    )  # fmt: skip
+    assert missing_entities(question, [row]) == ["crawl_protocol_version 9"]
+    bumped = row.model_copy(update={"text": "v5 bumped `crawl_protocol_version` 8 → 9."})
+    assert missing_entities(question, [bumped]) == []
+    assert key_entities("What does phenix.refine do 3 times at the K_H4 test?") == []
 
 
 @pytest.mark.parametrize(

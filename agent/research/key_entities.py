@@ -4,8 +4,9 @@ A near-miss question borrows a real subject's vocabulary and asks about somethin
 the corpus does not hold: "DocuChat's request timeout" finds a passage with a
 timeout in it — about another system. Coverage by IDF weight misses that, since the
 passage shares most of the question's words. Two kinds of words pin the subject
-down: a product name in CamelCase ("DocuChat", "ChromaDB") and a decimal value the
-question states ("at 3.5 Å"). They must appear in what the answer's documents say
+down: a product name in CamelCase ("DocuChat", "ChromaDB") and a value the question
+states: a decimal one ("at 3.5 Å") or a whole number a code name holds
+("client_protocol_version 9"). They must appear in what the answer's documents say
 (the retrieved passages of the cited files: text, heading path or file name).
 Other capitalised words are too often document names or generic labels ("User
 Guide", "LLM"), and snake_case names too often paraphrased, for their absence to
@@ -27,16 +28,36 @@ _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 _CONSTANT = re.compile(r"(?<![\w.])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w.])")
 
 
+# a whole number a setting's name holds in the question ("sending client_protocol_version
+# 9", "`max_cycles=12`"): a value as specific as a decimal one; not a program's or a
+# file's name ("phenix.refine 3 times" counts runs)
+_NAME_VALUE = re.compile(
+    r"(?<![\w.])`?([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\b`?(?:\s*[=:]\s*|\s+(?:of\s+)?)(\d+)"
+    r"(?![\w.])"
+)
+
+
 def key_entities(question: str) -> list[str]:
-    """CamelCase names and decimal values of a question, in order, no repeats."""
+    """CamelCase names, decimal values and the whole numbers code names hold, of a
+    question, in order, no repeats."""
     found = [m.group(0) for m in _CAMEL.finditer(question)]
     found += [m.group(0) for m in _DECIMAL.finditer(question)]
+    found += [f"{m.group(1)} {m.group(2)}" for m in _NAME_VALUE.finditer(question)]
     return list(dict.fromkeys(found))
 
 
+def _is_value(entity: str) -> bool:
+    """A decimal value, or a setting's name with the number it holds."""
+    return entity[-1:].isdigit()
+
+
 def _named(entity: str, text: str, stems: set[str]) -> bool:
-    if _DECIMAL.fullmatch(entity):
-        return bool(re.search(rf"(?<![\w.]){re.escape(entity)}(?![\d])", text))
+    held = re.fullmatch(r"(\S+) (\d+)", entity)
+    if held:  # the number beside its name, within a line: "`client_protocol_version` | `9`"
+        name, number = (re.escape(part.lower()) for part in held.groups())
+        return bool(re.search(rf"{name}[^\n]{{0,40}}?(?<![\w.]){number}(?!\.?\d)", text))
+    if _is_value(entity):
+        return bool(re.search(rf"(?<![\w.]){re.escape(entity)}(?!\.?\d)", text))
     return all(t in stems for t in tokens(entity.lower()))
 
 
@@ -69,7 +90,7 @@ def missing_entities(
         documents = stems
     missing = [
         e for e in entities
-        if not _named(e, text, stems if _DECIMAL.fullmatch(e) else documents)
+        if not _named(e, text, stems if _is_value(e) else documents)
     ]  # fmt: skip
     return _less_first_hop_values(question, missing, pool)
 
@@ -82,7 +103,7 @@ def _less_first_hop_values(
     that a retrieved passage of any file states: that sentence is a first hop, told by
     one document, and the asked fact is told by another, which need not repeat it."""
     asking = main_clause(question)
-    setting = [e for e in missing if _DECIMAL.fullmatch(e) and e not in asking]
+    setting = [e for e in missing if _is_value(e) and e not in asking]
     if not setting:
         return missing
     text = normalise("\n".join(f"{c.context}\n{c.text}" for c in pool))
@@ -93,7 +114,7 @@ def _less_first_hop_values(
 # ("the default value of X", "what is X set to", "X defaults to"), not when it only
 # places the question ("the K_H4 test pins the scanner at what recall?").
 _ASKED_VALUE = re.compile(
-    r"\b(?:value|default|setting|set)\b[^?.;]{0,24}?\b(?:of|for)\s+`?(?P<after>"
+    r"\b(?:value|default|setting|set)\b[^?.;]{0,24}?\b(?:of|for)\s+(?:the\s+)?`?(?P<after>"
     + _CONSTANT.pattern
     + r")|`?(?P<before>"
     + _CONSTANT.pattern
@@ -122,8 +143,28 @@ def unstated_constants(question: str, units: Iterable[str]) -> list[str]:
     other setting's value, however close its chunk is. A constant that only places the
     question is not required.
     """
+    units = list(units)
     said = normalise(" ".join(units))
-    return [n for n in asked_constants(question) if n.lower() not in said]
+    return [
+        n for n in asked_constants(question)
+        if n.lower() not in said or all(_listed_only(n, u) for u in units)
+    ]  # fmt: skip
+
+
+# a code name beside a comma or "and": one member of a list of names
+_LIST_NEIGHBOUR = r"`?[A-Za-z_][\w.]*`?"
+
+
+def _listed_only(name: str, unit: str) -> bool:
+    """Whether every mention of `name` in the unit is one item of a list of names
+    ("Optional: `OLLAMA_BASE_URL`, `OLLAMA_EMBED_MODEL`"): such a list says the
+    setting exists, and states no value of it. True when the unit never names it."""
+    for match in re.finditer(rf"`?(?<![\w.]){re.escape(name)}(?![\w.])`?", unit):
+        before = re.search(rf"{_LIST_NEIGHBOUR}\s*(?:,|\band\b|\bor\b)\s*$", unit[: match.start()])
+        after = re.match(rf"\s*(?:,|\band\b|\bor\b)\s*{_LIST_NEIGHBOUR}", unit[match.end() :])
+        if not before and not after:
+            return False
+    return True
 
 
 _SNAKE = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w/-])")
