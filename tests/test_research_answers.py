@@ -49,6 +49,7 @@ from agentcycle.agent.research.key_entities import (
     key_entities,
     missing_entities,
     unknown_names,
+    unplaced_functions,
     unstated_constants,
 )
 from agentcycle.agent.research.node_answer import (
@@ -4026,3 +4027,23 @@ def test_a_count_is_followed_by_what_the_question_says_of_the_counted() -> None:
     assert counted_predicate(question) >= {"plain", "http"}
     assert "site-specif" not in counted_predicate(question)  # what they lack is not said
     assert counted_predicate("In how many passes does the crawler finish the mirror?") == set()
+
+
+def test_a_function_the_question_calls_must_be_named_where_the_answer_is() -> None:
+    """ "How many times does `_fetch_page()` retry?" answered by the scheduler's "3+
+    consecutive timeouts → stop retrying" is a near miss: that passage never names the
+    function. A passage under the function's own heading places it."""
+    question = (
+        "How many times does the crawler's _fetch_page() retry a failed request "
+        "before the scheduler gives up?"
+    )
+    rule = "- 3+ consecutive timeouts → stop retrying"
+    scheduler = Evidence(chunk_id="s", file="crawl.md", heading="Crawler > Scheduler", text=rule)
+    assert unplaced_functions(question, scheduler, rule) == ["_fetch_page"]
+    own = scheduler.model_copy(update={"heading": "Crawler > Fetcher > _fetch_page()"})
+    assert unplaced_functions(question, own, rule) == []
+    said = "`_fetch_page()` retries a failed request 2 times."
+    assert unplaced_functions(question, scheduler.model_copy(update={"text": said}), said) == []
+    # a function only a scene-setting sentence names places nothing to be asked
+    context = "The crawler's _fetch_page() calls the scheduler. How often does it retry?"
+    assert unplaced_functions(context, scheduler, rule) == []

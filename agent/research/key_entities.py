@@ -167,6 +167,25 @@ def _listed_only(name: str, unit: str) -> bool:
     return True
 
 
+# a function the question calls by name: `_llm_call()`, detect_convergence()
+_CALLED = re.compile(r"(?<![\w.])_*[A-Za-z]\w*(?=\(\))")
+
+
+def unplaced_functions(question: str, lead: Evidence, unit: str) -> list[str]:
+    """Functions the asking clause names ("how many times does `_llm_call()` retry")
+    that neither the answering unit nor its passage (text or heading path) names.
+
+    A function written with its parentheses is the exact thing asked about; a passage
+    that never names it describes some other step ("3+ consecutive failures → stop
+    retrying" is the replanner's rule, not the call's). Its passage counts: a
+    function's section seldom repeats the name in each sentence."""
+    said = normalise(f"{unit}\n{lead.context}\n{lead.text}")
+    return [
+        name for name in dict.fromkeys(_CALLED.findall(main_clause(question)))
+        if name.lower() not in said
+    ]  # fmt: skip
+
+
 _SNAKE = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w/-])")
 
 

@@ -38,6 +38,7 @@ from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
     unknown_names,
+    unplaced_functions,
     unstated_constants,
 )
 from agentcycle.agent.research.mc import score_options
@@ -408,6 +409,10 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     unstated = unstated_constants(state["objective"], [u.text for u in units[:1]])
     if unstated:
         reasons.append(f"no cited sentence states {unstated}")
+    lead = units[0] if units else None
+    unplaced = unplaced_functions(state["objective"], lead.evidence, lead.text) if lead else []
+    if unplaced:
+        reasons.append(f"the answering passage never names {unplaced}")
     insufficient = bool(reasons)
     verbatim = True
     direct = ""
