@@ -68,6 +68,7 @@ from agentcycle.agent.research.synthesize import cite, quoted_phrases, score_uni
 from agentcycle.agent.research.table_headers import Placed, continued_table_headers
 from agentcycle.agent.research.text import Vocabulary, content_terms, present_terms, stem
 from agentcycle.agent.research.unit_index import UnitIndex
+from agentcycle.agent.research.value_band import range_value
 from agentcycle.agent.research.wording import in_corpus_words
 from agentcycle.evaluation.scorers import direct, score_qa
 from agentcycle.evaluation.split import select, split_of
@@ -4047,3 +4048,20 @@ def test_a_function_the_question_calls_must_be_named_where_the_answer_is() -> No
     # a function only a scene-setting sentence names places nothing to be asked
     context = "The crawler's _fetch_page() calls the scheduler. How often does it retry?"
     assert unplaced_functions(context, scheduler, rule) == []
+
+
+def test_a_range_record_is_read_at_the_value_the_question_gives() -> None:
+    """ "What delay does the delay_by_depth table assign at depth 4?" over YAML records
+    `- range: [3, 6] value: 2.5`: the record whose range holds 4 (low end inside, high
+    end the next record's), not the first record or the nearest number."""
+    yaml_block = (
+        "```yaml\npoliteness:\n  delay_by_depth:\n    - range: [0, 3]\n      value: 1.0\n"
+        "    - range: [3, 6]\n      value: 2.5\n    - range: [6, 9]\n      value: 4.0\n```"
+    )
+    heading = "Crawler > Politeness"
+    hits = [Evidence(chunk_id="y", file="crawl.md", heading=heading, text=yaml_block)]
+    for depth, delay in (("4", "2.5"), ("3", "2.5"), ("7.5", "4.0")):
+        question = f"What crawl delay does the delay_by_depth table assign at depth {depth}?"
+        composed = _composed_over(question, hits, "other words", "more other words")
+        assert composed is not None and composed.direct.split()[0] == delay, question
+    assert range_value("- range: [0, 3] value: 1.0", "at depth 12?") is None

@@ -61,6 +61,7 @@ from agentcycle.agent.research.text import (
     term_set,
     tokens,
 )
+from agentcycle.agent.research.value_band import range_value
 
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _URL = re.compile(r"\bhttps?://[^\s`'\"<>|]+")
@@ -913,6 +914,9 @@ def _explicit_span(
         value = _arrow_target(item[0], question_terms) if item is not None else None
         if value is not None and not _in_question(value, question_norm, question_terms):
             return Span(value, 0.95, f"{BOUND} {' '.join(label)}")
+    ranged = range_value(unit, question)
+    if ranged is not None and not _in_question(ranged[0], question_norm, question_terms):
+        return Span(ranged[0], 0.95, f"{BOUND} the range {ranged[1]} the question's value is in")
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")

@@ -111,3 +111,36 @@ def _bands_in(hit: Evidence, value: float, terms: set[str]) -> list[tuple[int, B
                 found.append((score, Band(name, row, hit, header[column])))
                 break
     return found
+
+
+# A record that maps a range to a value: "- range: [1.5, 2.5] value: 0.25" (a YAML list
+# item, its keys joined on one line), "band: [0, 10], weight: 3"
+_RANGE = re.compile(
+    r"\b(?:range|band|interval|bounds|between)\s*:\s*\[\s*(?P<low>-?\d+(?:\.\d+)?)\s*,\s*"
+    r"(?P<high>-?\d+(?:\.\d+)?)\s*\]",
+    re.IGNORECASE,
+)
+_RECORD_VALUE = re.compile(
+    r"(?<![\w.])(?P<key>[A-Za-z_]\w*)\s*:\s*(?P<value>-?\d+(?:\.\d+)?)(?![\w.])"
+)
+
+
+def range_value(unit: str, question: str) -> tuple[str, str] | None:
+    """(the value, the range it is given for) of a range record the question's value
+    falls in: "what target R-free does the by_resolution table assign at 1.74 Å" over
+    "- range: [1.5, 2.5] value: 0.25" is 0.25. The low end is inside, the high end is
+    the next record's. None when the unit is no such record or the question writes no
+    value inside its range."""
+    match = _RANGE.search(unit)
+    if match is None:
+        return None
+    low, high = float(match.group("low")), float(match.group("high"))
+    # the record's other key holds the value: `value: 0.25`, not the range's own numbers
+    held = next((m for m in _RECORD_VALUE.finditer(unit) if m.start() >= match.end()), None)
+    held = held or next((m for m in _RECORD_VALUE.finditer(unit[: match.start()])), None)
+    if held is None:
+        return None
+    written = [float(m.group("number")) for m in _VALUE.finditer(question)]
+    if not any(low <= x < high for x in written):
+        return None
+    return held.group("value"), f"[{match.group('low')}, {match.group('high')}]"
