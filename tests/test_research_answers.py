@@ -52,6 +52,7 @@ from agentcycle.agent.research.key_entities import (
     unplaced_functions,
     unstated_constants,
 )
+from agentcycle.agent.research.listed_owner import listed_noun, listed_owner
 from agentcycle.agent.research.node_answer import (
     chosen_alternative,
     pooled_evidence,
@@ -4065,3 +4066,18 @@ def test_a_range_record_is_read_at_the_value_the_question_gives() -> None:
         composed = _composed_over(question, hits, "other words", "more other words")
         assert composed is not None and composed.direct.split()[0] == delay, question
     assert range_value("- range: [0, 3] value: 1.0", "at depth 12?") is None
+
+
+def test_the_owner_of_a_list_is_asked_by_which_x_lists_them_as_its_y() -> None:
+    """ "Which stage lists all three of those fetchers as its inputs?" asks for the key
+    whose list holds the fetchers, not for one of the fetchers nearest the question's
+    words; a tie or a single member names no owner."""
+    unit = (
+        'STAGE_INPUTS = { "Mirror_Stage": ["Html_Fetcher", "Pdf_Fetcher", "Image_Fetcher"], '
+        '"Index_Stage": ["Mirror_Stage"], "Report_Stage": [] }'
+    )
+    question = "Which stage lists all three of those fetchers as its inputs in STAGE_INPUTS?"
+    assert _extracted(unit, question) == "Mirror_Stage"
+    assert listed_noun("Which stage runs first?") == ""
+    tie = '{"A_Stage": ["Html_Fetcher", "Pdf_Fetcher"], "B_Stage": ["Ftp_Fetcher", "Git_Fetcher"]}'
+    assert listed_owner(tie, question) is None

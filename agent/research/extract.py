@@ -51,6 +51,7 @@ from agentcycle.agent.research.explicit_value import (
     labelled_item,
     values_bound_to_question_names,
 )
+from agentcycle.agent.research.listed_owner import listed_owner
 from agentcycle.agent.research.text import (
     STOPWORDS,
     VERSION_TOKEN,
@@ -914,6 +915,9 @@ def _explicit_span(
         value = _arrow_target(item[0], question_terms) if item is not None else None
         if value is not None and not _in_question(value, question_norm, question_terms):
             return Span(value, 0.95, f"{BOUND} {' '.join(label)}")
+    owner = listed_owner(unit, question)
+    if owner is not None:  # "which tool lists those segmenters as its dependencies"
+        return Span(owner, 0.95, f"{BOUND} the list of the things the question describes")
     ranged = range_value(unit, question)
     if ranged is not None and not _in_question(ranged[0], question_norm, question_terms):
         return Span(ranged[0], 0.95, f"{BOUND} the range {ranged[1]} the question's value is in")
