@@ -203,6 +203,26 @@ def test_mc_a_bold_label_above_a_list_says_what_its_items_are(
     assert select(scores, negated=False) == "C"
 
 
+def test_mc_the_list_item_whose_label_the_question_writes_holds_the_option() -> None:
+    """ "listed among the crawler's *mirror keywords* that trigger a full site crawl":
+    the item labelled "Mirror keywords" holds the answer, though the "Site crawl
+    keywords" item shares more of the question's other words."""
+    text = (
+        "**Keywords that trigger a full crawl:**\n"
+        "- Site crawl keywords: 'full site crawl', 'crawler trigger', 'spider', 'sitemap'\n"
+        "- Mirror keywords: 'copy', 'replica', 'clone', 'snapshot'\n"
+        "- Archive keywords: 'archive', 'wayback'"
+    )
+    question = (
+        "Which of these keywords is listed among the crawler's mirror keywords that "
+        "trigger a full site crawl?"
+    )
+    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
+    choices = {"A": "sitemap", "B": "snapshot", "C": "wayback", "D": "count"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B", reasons
+
+
 def test_mc_option_is_found_without_the_namespace_all_options_share() -> None:
     """A table of one suite's programs drops the suite's prefix: "fetch_deep" in the
     row states the option "crawl.fetch_deep"."""

@@ -46,6 +46,7 @@ BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writ
 DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
 NAMED_CELL = 1.0  # the option a table row holds under the column the question names
 NAMED_CELL_ROWS = 5  # the question's best units read for it
+NAMED_ITEM = 0.4  # the one option a list item holds whose own label the question writes
 BOUND_UNITS = 5  # the question's best units read for it: "verbosity = normal" further down
 # is some config's default, not the asked event's verbosity
 
@@ -335,6 +336,9 @@ def score_options(
     in_column = _named_column_option(objective, expectation, choices, rows[:NAMED_CELL_ROWS])
     if in_column is not None:
         _credit(scores, reasons, in_column, NAMED_CELL, "in the column the question names")
+    labelled = _named_item_option(objective, choices, unit_texts)
+    if labelled is not None:
+        _credit(scores, reasons, labelled, NAMED_ITEM, "in the list item the question names")
     for letter in _contrasted_options(objective, choices, units, texts):
         why = "its passage says what is asked, not the other"
         _credit(scores, reasons, letter, CONTRASTED, why)
@@ -538,6 +542,34 @@ def _named_column_option(
         if len(named) == 1:
             return named.pop()
     return None
+
+
+# "- Comparison keywords: 'compare', 'treatment'": a list item's own label, then its items
+_LABELLED_ITEM = re.compile(
+    r"^\s*[-*+]\s*\**(?P<label>[A-Za-z][\w -]{2,40}?)\**\s*:\s*(?P<items>.+)$", re.DOTALL
+)
+
+
+def _named_item_option(objective: str, choices: dict[str, str], texts: list[str]) -> str | None:
+    """The letter of the one option held by a list item whose own label the question
+    writes as a phrase: "listed among the *comparison keywords*" over "- Cell state
+    keywords: …, 'umap'" and "- Comparison keywords: …, 'treatment'". Closeness cannot
+    tell the items apart: they share the list's words, and the next item's label is as
+    near. A label of one word names too little ("Notes:")."""
+    asked = " ".join(stem(t) for t in tokens(objective.lower()))
+    named = set()
+    for text in texts:
+        item = _LABELLED_ITEM.match(text)
+        if item is None:
+            continue
+        label = [stem(t) for t in tokens(item.group("label").lower())]
+        if len(label) < 2 or not re.search(rf"(?<!\S){re.escape(' '.join(label))}(?!\S)", asked):
+            continue
+        items = normalise(item.group("items"))
+        named |= {
+            letter for letter, option in choices.items() if option_named(option, items)
+        }
+    return named.pop() if len(named) == 1 else None
 
 
 # "Which package does the agent NOT require?": the verb the question negates
