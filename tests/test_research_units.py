@@ -223,6 +223,28 @@ def test_mc_the_list_item_whose_label_the_question_writes_holds_the_option() -> 
     assert select(scores, negated=False) == "B", reasons
 
 
+def test_mc_the_option_whose_list_item_names_the_questions_subject() -> None:
+    """ "Which fetch strategy is used by crawl.mirror?": the item of `count` goes on,
+    in a sentence of its own, to name crawl.mirror; the default `once` is nearer the
+    question's other words. An option the question itself writes is a premise."""
+    text = (
+        "Each program's fetch block picks a fetch strategy:\n\n"
+        '- **`strategy: "once"`** (default) — fetches a page once per fetch strategy run '
+        "for the crawler. Most programs use this.\n"
+        '- **`strategy: "count"`** — fetches again and increments a counter. Used by '
+        "`crawl.sitemap`, `crawl.feed` and `crawl.mirror`.\n"
+        '- **`strategy: "never"`** — skips the page.'
+    )
+    question = "Which fetch strategy is used by crawl.mirror according to the crawler guide?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
+    choices = {"A": "once", "B": "never", "C": "count", "D": "history"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C", reasons
+    premised = "Is crawl.mirror's fetch strategy count or once?"
+    scores, reasons = score_options(premised, choices, units, vocabulary)
+    assert not reasons["C"].startswith("its list item"), reasons
+
+
 def test_mc_option_is_found_without_the_namespace_all_options_share() -> None:
     """A table of one suite's programs drops the suite's prefix: "fetch_deep" in the
     row states the option "crawl.fetch_deep"."""

@@ -22,7 +22,7 @@ from agentcycle.agent.research.clean import (
     is_table_row,
     label_above,
 )
-from agentcycle.agent.research.explicit_value import asked_unit, counts_another_noun
+from agentcycle.agent.research.explicit_value import asked_unit, code_names_in, counts_another_noun
 from agentcycle.agent.research.superlative import asked_extreme, extreme_option
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
@@ -47,6 +47,7 @@ DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
 NAMED_CELL = 1.0  # the option a table row holds under the column the question names
 NAMED_CELL_ROWS = 5  # the question's best units read for it
 NAMED_ITEM = 0.4  # the one option a list item holds whose own label the question writes
+SUBJECT_ITEM = 0.3  # the one option whose list item names the question's code names
 BOUND_UNITS = 5  # the question's best units read for it: "verbosity = normal" further down
 # is some config's default, not the asked event's verbosity
 
@@ -336,6 +337,10 @@ def score_options(
     in_column = _named_column_option(objective, expectation, choices, rows[:NAMED_CELL_ROWS])
     if in_column is not None:
         _credit(scores, reasons, in_column, NAMED_CELL, "in the column the question names")
+    subject = _subject_item_option(objective, choices, units)
+    if subject is not None:
+        why = "its list item names the question's subject"
+        _credit(scores, reasons, subject, SUBJECT_ITEM, why)
     labelled = _named_item_option(objective, choices, unit_texts)
     if labelled is not None:
         _credit(scores, reasons, labelled, NAMED_ITEM, "in the list item the question names")
@@ -569,6 +574,51 @@ def _named_item_option(objective: str, choices: dict[str, str], texts: list[str]
         named |= {
             letter for letter, option in choices.items() if option_named(option, items)
         }
+    named -= _premises(objective, choices)
+    return named.pop() if len(named) == 1 else None
+
+
+def _premises(objective: str, choices: dict[str, str]) -> set[str]:
+    """Letters of the options the question itself writes ("criterion is <0.35" and the
+    option 0.350): a passage repeating the premise says nothing of them."""
+    asked = normalise(objective)
+    return {letter for letter, option in choices.items() if option_named(option, asked)}
+
+
+def _list_items(text: str) -> list[str]:
+    """The items of a passage's bulleted lists, each with its continuation lines."""
+    items: list[str] = []
+    for line in text.split("\n"):
+        if re.match(r"\s*[-*+]\s", line):
+            items.append(line)
+        elif items and line.strip() and not line.lstrip().startswith(("#", "|", "```")):
+            items[-1] += f" {line.strip()}"
+        elif not line.strip() and items and not items[-1].endswith("\0"):
+            items[-1] += "\0"  # a blank line ends the item
+    return [item.rstrip("\0") for item in items]
+
+
+def _subject_item_option(
+    objective: str, choices: dict[str, str], units: list[Scored]
+) -> str | None:
+    """The letter of the one option whose list item also names a code name of the
+    question: "which strategy is used by phenix.phaser" over "- `count` — increments a
+    counter. Used by `phenix.refine` and `phenix.phaser`." The item's sentences are
+    units of their own, so the option and the name are never in one window."""
+    subjects = {name.lower() for name in code_names_in(objective)}
+    if not subjects:
+        return None
+    premises = _premises(objective, choices)
+    named = set()
+    for passage in dict.fromkeys(unit.evidence.text for unit in units):
+        for item in _list_items(passage):
+            text = normalise(item)
+            if not any(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text) for s in subjects):
+                continue
+            held = {letter for letter, option in choices.items() if option_named(option, text)}
+            held -= premises
+            if len(held) == 1:
+                named |= held
     return named.pop() if len(named) == 1 else None
 
 
