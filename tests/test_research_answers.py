@@ -879,6 +879,9 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
     bumped = row.model_copy(update={"text": "v5 bumped `crawl_protocol_version` 8 → 9."})
     assert missing_entities(question, [bumped]) == []
     assert key_entities("What does phenix.refine do 3 times at the K_H4 test?") == []
+    # a product name that ends in a digit is a name, matched by its words, not a value
+    kit = Evidence(chunk_id="f", file="crawl.md", heading="Cache", text="CrawlKit2 caches pages.")
+    assert missing_entities("What does CrawlKit2 cache?", [kit]) == []
 
 
 @pytest.mark.parametrize(

@@ -46,13 +46,18 @@ def key_entities(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# how `key_entities` writes a setting's name with the number it holds: "name 9"
+_HELD = re.compile(r"(\S+) (\d+)")
+
+
 def _is_value(entity: str) -> bool:
-    """A decimal value, or a setting's name with the number it holds."""
-    return entity[-1:].isdigit()
+    """A decimal value, or a setting's name with the number it holds (a CamelCase name
+    that ends in a digit is neither)."""
+    return bool(_DECIMAL.fullmatch(entity) or _HELD.fullmatch(entity))
 
 
 def _named(entity: str, text: str, stems: set[str]) -> bool:
-    held = re.fullmatch(r"(\S+) (\d+)", entity)
+    held = _HELD.fullmatch(entity)
     if held:  # the number beside its name, within a line: "`client_protocol_version` | `9`"
         name, number = (re.escape(part.lower()) for part in held.groups())
         return bool(re.search(rf"{name}[^\n]{{0,40}}?(?<![\w.]){number}(?!\.?\d)", text))
