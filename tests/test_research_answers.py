@@ -4084,3 +4084,79 @@ def test_the_owner_of_a_list_is_asked_by_which_x_lists_them_as_its_y() -> None:
     assert listed_noun("Which stage runs first?") == ""
     tie = '{"A_Stage": ["Html_Fetcher", "Pdf_Fetcher"], "B_Stage": ["Ftp_Fetcher", "Git_Fetcher"]}'
     assert listed_owner(tie, question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "operation", "first", "second"),
+    [
+        (  # the sides set out by "compare … with …", the noun by "the larger of the two"
+            "Compare the crawler's RETRY_LIMIT with the fetch-loop cap in the mirror's "
+            "settings. What is the larger of the two caps?",
+            "larger",
+            "What is the crawler's RETRY_LIMIT?",
+            "What is the fetch-loop cap in the mirror's settings?",
+        ),
+        (  # "one is …, the other is …"
+            "Two checks use a similarity score to skip a page. One is the crawler's dedup "
+            "probe, the other is the mirror's freshness rule. Which of the two similarity "
+            "cut-offs is lower?",
+            "smaller",
+            "What is the similarity cut-off of the crawler's dedup probe?",
+            "What is the similarity cut-off of the mirror's freshness rule?",
+        ),
+        (  # two clauses set against each other; the side the asking sentence names first
+            "The mirror's upload check allows one fractional tolerance, while the crawler's "
+            "length guard allows another on page lengths. How many times larger is the "
+            "length guard's tolerance?",
+            "ratio",
+            "What is the tolerance of the crawler's length guard?",
+            "What is the tolerance of the mirror's upload check?",
+        ),
+        (  # the unit of the difference before its degree
+            "How many megabytes larger is the crawler's page cache than the mirror's "
+            "upload buffer?",
+            "difference",
+            "What is the crawler's page cache?",
+            "What is the mirror's upload buffer?",
+        ),
+        (
+            "How many times larger is the crawler's page cache than the mirror's buffer?",
+            "ratio",
+            "What is the crawler's page cache?",
+            "What is the mirror's buffer?",
+        ),
+    ],
+)
+def test_comparisons_whose_sides_are_set_out_or_measured_in_a_unit(
+    question: str, operation: str, first: str, second: str
+) -> None:
+    compared = split_comparison(question)
+    assert compared is not None
+    assert (compared.operation, compared.first, compared.second) == (operation, first, second)
+
+
+def test_a_set_out_comparison_needs_two_sides_and_a_second_fact() -> None:
+    """One clause is no comparison; a number written out is no second fact."""
+    assert split_comparison("The crawler caps retries. What is the larger of the two?") is None
+    assert split_comparison("How many times larger is the page cache than 40 MB?") is None
+
+
+def test_a_ratio_reads_a_percentage_against_a_fraction() -> None:
+    """ "5% tolerance" against "`TOL_FRAC=0.005`": 0.05 / 0.005 is 10, not 1000 (nor
+    0.1)."""
+    mirror = Evidence(
+        chunk_id="mirror", file="MIRROR.md", heading="Mirror > Upload check",
+        text="The upload check compares page sizes with a 5% fractional tolerance.",
+    )  # fmt: skip
+    crawler = Evidence(
+        chunk_id="crawler", file="CRAWL.md", heading="Crawler > Length guard",
+        text="Length guard tolerance: `TOL_FRAC=0.005` on page lengths.",
+    )  # fmt: skip
+    vocabulary = Vocabulary.from_texts([mirror.text, crawler.text, "pages are fetched"])
+    ratio = Comparison(
+        "ratio",
+        "What is the fractional tolerance of the mirror's upload check?",
+        "What is the length guard tolerance on page lengths?",
+    )
+    composed = compose_comparison(ratio, ([mirror], [crawler]), vocabulary)
+    assert composed is not None and composed.direct.startswith("10 (")

@@ -25,6 +25,11 @@ def _value(text: str) -> float | None:
     return float(numbers[-1].replace(",", "")) if numbers else None
 
 
+def _percent(composed: Composition) -> bool:
+    assert composed.span is not None
+    return "%" in composed.span.text or "%" in composed.direct
+
+
 def _shown(value: float) -> str:
     return f"{value:g}"
 
@@ -37,6 +42,13 @@ def _compared(comparison: Comparison, first: Composition, second: Composition) -
         return ""
     if comparison.operation == "difference":
         return f"{_shown(abs(a - b))} ({first.direct} vs {second.direct})"
+    if comparison.operation == "ratio":
+        first_pct, second_pct = (_percent(c) for c in (first, second))
+        if first_pct != second_pct:  # "5%" against "0.005" compares 0.05 with 0.005
+            a, b = (a / 100 if first_pct else a), (b / 100 if second_pct else b)
+        if not b:
+            return ""
+        return f"{_shown(round(a / b, 3))} ({first.direct} vs {second.direct})"
     if comparison.operation == "same":
         return f"Yes (both {first.direct})" if a == b else f"No ({first.direct} vs {second.direct})"
     if comparison.operation in ("more than", "less than"):

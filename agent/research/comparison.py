@@ -16,7 +16,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-Operation = Literal["difference", "larger", "smaller", "both", "same", "more than", "less than"]
+from agentcycle.agent.research.text import content_terms
+
+Operation = Literal[
+    "difference", "ratio", "larger", "smaller", "both", "same", "more than", "less than"
+]
 
 # the comparative degrees a choosing question may ask for
 _DEGREE = r"higher|larger|bigger|greater|lower|smaller|longer|shorter"
@@ -30,6 +34,22 @@ _HOW_MANY_MORE = re.compile(
     r"\bhow (?:many|much) (?:more|fewer|less|higher|larger|bigger|greater|longer|lower|"
     r"smaller|shorter)\s+(?:(?P<noun>[\w\s-]+?)\s+)?"
     r"(?P<verb>does|do|did|can|will|would|is|are)\s+(?P<first>[^?]+?)\s+than\s+"
+    r"(?P<second>[^?]+?)\s*(?:\?|$)",
+    re.IGNORECASE,
+)
+# "how many billion parameters larger is A than B", "how many points lower is A than B":
+# the unit of the difference before its degree
+_HOW_MANY_UNITS_MORE = re.compile(
+    r"\bhow (?:many|much)\s+(?P<noun>[\w\s-]+?)\s+(?:more|fewer|less|higher|larger|bigger|"
+    r"greater|longer|lower|smaller|shorter)\s+(?P<verb>is|are)\s+(?P<first>[^?]+?)\s+than\s+"
+    r"(?P<second>[^?]+?)\s*(?:\?|$)",
+    re.IGNORECASE,
+)
+# "how many times larger is A than B", "by what factor does A exceed B": a ratio
+_TIMES = r"(?:how many times|by (?:what|which|how large a) factor)"
+_HOW_MANY_TIMES = re.compile(
+    rf"\b{_TIMES}\s+(?:(?:more|higher|larger|bigger|greater|longer|looser|wider)\s+)?"
+    r"(?P<verb>is|are|does|do)\s+(?P<first>[^?]+?)(?:\s+(?:exceed|exceeds)|\s+than)\s+"
     r"(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
@@ -118,6 +138,12 @@ class Comparison:
 def split_comparison(question: str) -> Comparison | None:
     """The two questions a comparing question asks, and what to do with their answers."""
     text = question.strip()
+    times = _HOW_MANY_TIMES.search(text)
+    if times is not None and not _LITERAL.match(times["second"]):
+        return Comparison("ratio", *(_what_is(times[side]) for side in ("first", "second")))
+    units = _HOW_MANY_UNITS_MORE.search(text)
+    if units is not None and not _LITERAL.match(units["second"]):
+        return Comparison("difference", *(_what_is(units[side]) for side in ("first", "second")))
     more = _HOW_MANY_MORE.search(text)
     if more is not None:
         noun = (more["noun"] or "").strip()
@@ -154,7 +180,7 @@ def split_comparison(question: str) -> Comparison | None:
         else:  # "which is the higher cut-off: A's threshold, or B's?"
             asked = tuple(_side_question(noun, side) for side in sides)
         return Comparison(operation, *asked, names=sides, by_how_much=bool(has["by"]))
-    return _context_sides(text) or _side_by_side(text)
+    return _context_sides(text) or _set_out_sides(text) or _side_by_side(text)
 
 
 # "… Which allows more?", "What are the two caps, and which is higher?": a choice whose
@@ -201,6 +227,116 @@ def _context_sides(text: str) -> Comparison | None:
     return Comparison(
         operation, sides[0][1], sides[1][1], names=(sides[0][0], sides[1][0])
     )
+
+
+# the asking sentence of a comparison whose sides an earlier sentence sets out: "What is
+# the larger of the two caps?", "Which of the two thresholds is higher?", "How many times
+# larger is the Tier 1 tolerance?"
+_OF_THE_TWO = re.compile(
+    rf"\b(?:what|which)\s+is\s+the\s+(?P<degree>{_DEGREE}|stricter|looser)\s+of\s+the\s+"
+    r"(?:two|both)\s+(?P<noun>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+_WHICH_OF_THE_TWO = re.compile(
+    r"\bwhich\s+of\s+the\s+(?:two|both)\s+(?P<noun>[^?]+?)\s+is\s+"
+    rf"(?:the\s+)?(?P<degree>{_DEGREE}|stricter|looser)\s*\??\s*$",
+    re.IGNORECASE,
+)
+_TIMES_ALONE = re.compile(
+    rf"\b{_TIMES}\s+(?:more|higher|larger|bigger|greater|longer|looser|wider)\s+(?:is|are)\s+"
+    r"(?P<subject>[^?]+?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+# how the sentence before sets out the two sides: "Compare A with B.", "One is A, the
+# other is B.", "A …, while B …"
+_COMPARE_SIDES = re.compile(
+    r"^\s*compare\s+(?P<first>.+?)\s+(?:with|to|against|and)\s+(?P<second>.+?)\s*[.:]?\s*$",
+    re.IGNORECASE,
+)
+_ONE_THE_OTHER = re.compile(
+    r"\bone\s+is\s+(?P<first>.+?)\s*[,;]\s*(?:and\s+)?the\s+other\s+(?:is\s+)?"
+    r"(?P<second>.+?)\s*[.:]?\s*$",
+    re.IGNORECASE,
+)
+_CONTRAST = re.compile(r"\s*,\s+(?:while|whereas)\s+|;\s+", re.IGNORECASE)
+
+
+def _set_out_sides(text: str) -> Comparison | None:
+    """ "Compare A's cap with B's cap. What is the larger of the two caps?": the two
+    sides come from the sentence before the asking one (its "compare … with …", its "one
+    is …, the other …", or its two clauses set against each other by "while"), each asked
+    for the noun of the asking sentence. A ratio ("how many times larger is A's
+    tolerance?") puts the side the asking sentence names first."""
+    sentences = _SENTENCE_SPLIT.split(text.strip())
+    if len(sentences) < 2:
+        return None
+    asking = sentences[-1]
+    chosen = _OF_THE_TWO.search(asking) or _WHICH_OF_THE_TWO.search(asking)
+    times = None if chosen else _TIMES_ALONE.search(asking)
+    if chosen is None and times is None:
+        return None
+    sides = _sides_set_out(sentences[-2].strip())
+    if sides is None:
+        return None
+    if times is not None:
+        subject = set(content_terms(times["subject"]))
+        first, second = (set(content_terms(side)) for side in sides)
+        if len(subject & second) > len(subject & first):
+            sides = (sides[1], sides[0])
+        noun = _head_noun(times["subject"])
+        operation: Operation = "ratio"
+    else:
+        assert chosen is not None
+        noun = _singular(chosen["noun"].strip())
+        operation = "smaller" if chosen["degree"].lower() in _SMALLER else "larger"
+    asked = tuple(
+        f"What is {side}?" if _NAMES_A_QUANTITY.search(side) or not noun
+        else f"What is the {noun} of {_lowered(side)}?"
+        for side in sides
+    )
+    return Comparison(operation, *asked)
+
+
+def _sides_set_out(sentence: str) -> tuple[str, str] | None:
+    """The two sides a sentence sets out, or None."""
+    for form in (_COMPARE_SIDES, _ONE_THE_OTHER):
+        found = form.search(sentence)
+        if found is not None:
+            return found["first"].strip(), found["second"].strip()
+    clauses = _CONTRAST.split(sentence.rstrip("."))
+    if len(clauses) == 2 and all(len(c.split()) >= 3 for c in clauses):
+        first, second = (_clause_subject(c.strip()) for c in clauses)
+        return first, second
+    return None
+
+
+# the verb that ends a side clause's subject: "the v120 guard *allows* 0.5 % on a, b, c"
+_CLAUSE_VERB = re.compile(
+    r"\s+(?:compares|allows|uses|applies|sets|caps|limits|requires|keeps|returns|gives|"
+    r"takes|has|permits|checks|accepts|needs|runs|calls|makes|bounds|waits|tolerates)\b",
+    re.IGNORECASE,
+)
+
+
+def _clause_subject(clause: str) -> str:
+    """The subject of a side clause ("The Tier 1 check compares cells with one
+    tolerance" → "The Tier 1 check"), or the clause when no verb of the list ends it."""
+    verb = _CLAUSE_VERB.search(clause)
+    return clause[: verb.start()].strip() if verb and verb.start() > 0 else clause
+
+
+def _head_noun(phrase: str) -> str:
+    """The last word of a noun phrase ("the Tier 1 tolerance" → "tolerance")."""
+    words = re.findall(r"[A-Za-z][\w-]*", phrase)
+    return words[-1] if words else ""
+
+
+def _singular(noun: str) -> str:
+    """ "CC thresholds" → "CC threshold": the noun each side is asked for."""
+    head, _, last = noun.rpartition(" ")
+    if last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}".strip()
 
 
 def _lowered(subject: str) -> str:
@@ -253,6 +389,12 @@ def _side_by_side(text: str) -> Comparison | None:
     if _NAMES_A_QUANTITY.search(other):  # "…, compared with the mirror's retry limit"
         return Comparison("both", f"{ask}?", _side_question("", other))
     return None
+
+
+def _what_is(side: str) -> str:
+    """The question a side named by a noun phrase asks ("is A larger than B": "What is
+    A?")."""
+    return f"What is {side.strip().rstrip('?').strip()}?"
 
 
 def _side_question(noun: str, side: str, counted: bool = False) -> str:
