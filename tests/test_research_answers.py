@@ -4160,3 +4160,16 @@ def test_a_ratio_reads_a_percentage_against_a_fraction() -> None:
     )
     composed = compose_comparison(ratio, ([mirror], [crawler]), vocabulary)
     assert composed is not None and composed.direct.startswith("10 (")
+
+
+def test_a_setting_named_by_most_of_the_questions_words_is_the_asked_one() -> None:
+    """ "How many levels deep can link following nest?" over `LINK_FOLLOW_DEPTH = 2`:
+    the question names the setting by two of its three words, though not by the word it
+    ends on ("deep"), so 2 is its value; a setting that shares none of the question's
+    words (`PAGE_CACHE_SIZE = 2`) is another's, a near-miss."""
+    question = "In the crawler's loop guards, how many levels deep can link following nest?"
+    text = "LINK_FOLLOW_DEPTH = 2            # Max nesting levels"
+    composed = _composed(text, question, "Constants")
+    assert composed is not None and composed.direct == "2" and not composed.given_for_others
+    other = _composed("PAGE_CACHE_SIZE = 2            # Pages kept", question, "Constants")
+    assert other is None or other.given_for_others

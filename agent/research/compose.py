@@ -420,9 +420,12 @@ def _value_of_another_name(question: str, expectation: Expectation, lead: Ranked
         return False
     parts = [p for p in re.split(r"[_.]+", assigned.group(1).lower()) if p]
     words = [stem(p) for p in parts if p not in _GENERIC_NAME_PARTS]
-    return bool(words) and not any(
-        word[:4] == term[:4] for word in words for term in expectation.focus
-    )
+    if not words or any(word[:4] == term[:4] for word in words for term in expectation.focus):
+        return False
+    # "how many levels deep can reference following nest" names REFERENCE_FOLLOW_DEPTH
+    # by most of its words, though not by the focus word the question ends on
+    asked = {term[:4] for term in content_terms(question)}
+    return 2 * sum(word[:4] in asked for word in words) <= len(words)
 
 
 def _units_after(unit: Scored, count: int) -> list[str]:
