@@ -4173,3 +4173,10 @@ def test_a_setting_named_by_most_of_the_questions_words_is_the_asked_one() -> No
     assert composed is not None and composed.direct == "2" and not composed.given_for_others
     other = _composed("PAGE_CACHE_SIZE = 2            # Pages kept", question, "Constants")
     assert other is None or other.given_for_others
+
+
+def test_a_file_named_like_a_plural_asks_for_no_list() -> None:
+    """ "Which cache strategy does tools.yaml use for crawl.fetch?" asks for one name:
+    "tools" is part of a file name there, not the plural things asked for."""
+    assert expect("Which cache strategy does tools.yaml use for crawl.fetch?").kind != "list"
+    assert expect("Which tools does the crawler use for fetching?").kind == "list"

@@ -103,7 +103,7 @@ _NAME_Q = re.compile(
 )
 _LIST_Q = re.compile(
     r"\b(which|what) (\S+ ){0,3}(files|programs|extensions|names|flags|tools|"
-    r"models|keywords|types|categories|checks|values|steps|fields)\b.*\b(are|does|do|"
+    r"models|keywords|types|categories|checks|values|steps|fields)\b(?!\.\w).*\b(are|does|do|"
     r"accept|list|include|contain|prefer|require|use|need|share|can|could|must|should|may)\b"
     r"|^list\b|\blist (all|the|every)\b"
     # "into which four intents", "what three stages": a count of plural things is a list
