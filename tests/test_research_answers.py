@@ -4180,3 +4180,28 @@ def test_a_file_named_like_a_plural_asks_for_no_list() -> None:
     "tools" is part of a file name there, not the plural things asked for."""
     assert expect("Which cache strategy does tools.yaml use for crawl.fetch?").kind != "list"
     assert expect("Which tools does the crawler use for fetching?").kind == "list"
+
+
+def test_the_bridge_is_the_quoted_name_the_contexts_clause_describes() -> None:
+    """ "One crawler backend has no native robots parser. What is that backend's default
+    timeout?": of the two backends the note quotes, the bridge is the one its own clause
+    says has no native robots parser, not the one nearest the question's other words."""
+    question = (
+        "One crawler backend has no native robots parser. What is that backend's default "
+        "timeout?"
+    )
+    hits = [
+        Evidence(
+            chunk_id="note", file="CRAWL.md", heading="Backends",
+            text="**Robots note:** `fastfetch` has no native robots parser and `slowfetch` "
+            "requires a robots-capable proxy backend.",
+        ),
+        Evidence(
+            chunk_id="timeouts", file="CRAWL.md", heading="Backends > Timeouts",
+            text="| Backend | Default timeout |\n|---|---|\n| fastfetch | 30 s |\n"
+            "| slowfetch | 90 s |",
+        ),
+    ]  # fmt: skip
+    name, first_line = _two_hops(question, hits)
+    assert name == "fastfetch"
+    assert first_line is not None and first_line.startswith("30")

@@ -203,7 +203,7 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str) -
     if asks_range(question):
         return is_range(span.text)
     if span.how.startswith((BOUND, COUNTED, COUNTED_LIST, TAKEN)) or span.how.endswith(
-        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN)
+        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN, DESCRIBED_BY_CONTEXT)
     ):
         return True
     # "the default plan timeout, in seconds" and `PLAN_TIMEOUT = getenv("PLAN_TIMEOUT",
@@ -745,7 +745,38 @@ def _bridge_hop(
     hop = _stated_instead(first[0], named, first, context)
     if noun == _PROGRAM:
         hop = _with_program_name(hop)
-    return hop, named
+    return _name_the_context_describes(hop, context), named
+
+
+# a code-quoted name in a unit: "`anthropic` has no native embeddings endpoint"
+_QUOTED_NAME = re.compile(r"`([^`\s]{2,60})`")
+DESCRIBED_BY_CONTEXT = "the name the context's clause describes"
+DESCRIBING_TERMS = 2  # context words the clause after the name must repeat
+
+
+def _name_the_context_describes(hop: Ranked, context: str) -> Ranked:
+    """The hop with the one quoted name of its unit that the context describes: "One
+    provider has no native embeddings endpoint" over "`anthropic` has no native embeddings
+    endpoint and `portkey` requires an embeddings-capable deployment" is bridged by
+    anthropic, the name its own clause (up to the next name or the sentence's end) says
+    that of. Several names of the kind sit in such a unit, and closeness alone picks
+    the wrong one."""
+    text = hop.unit.text
+    names = list(_QUOTED_NAME.finditer(text))
+    if len(names) < 2:
+        return hop
+    terms = set(content_terms(context))
+    shared = []
+    for at, name in enumerate(names):
+        end = names[at + 1].start() if at + 1 < len(names) else len(text)
+        clause = re.split(r"[.;:]\s", text[name.end() : end])[0]
+        shared.append(len(terms & set(content_terms(clause))))
+    best = max(shared)
+    if best < DESCRIBING_TERMS or shared.count(best) != 1:
+        return hop
+    chosen = names[shared.index(best)].group(1)
+    score = hop.span.score if hop.span is not None else 0.8
+    return replace(hop, span=Span(chosen, score, DESCRIBED_BY_CONTEXT))
 
 
 _PROGRAM = stem("program")
