@@ -4185,12 +4185,19 @@ def test_a_file_named_like_a_plural_asks_for_no_list() -> None:
 def test_the_bridge_is_the_quoted_name_the_contexts_clause_describes() -> None:
     """ "One crawler backend has no native robots parser. What is that backend's default
     timeout?": of the two backends the note quotes, the bridge is the one its own clause
-    says has no native robots parser, not the one nearest the question's other words."""
+    says has no native robots parser, not the one nearest the question's other words,
+    even when a unit that only shares the context's words ranks above the note; written
+    into the asking clause, it picks its own column of the timeouts table."""
     question = (
         "One crawler backend has no native robots parser. What is that backend's default "
         "timeout?"
     )
     hits = [
+        Evidence(
+            chunk_id="wrapper", file="CRAWL.md", heading="Crawler backend > Native parser",
+            text="The crawler backend `CrawlWrap` wraps the native robots parser of each "
+            "backend.",
+        ),
         Evidence(
             chunk_id="note", file="CRAWL.md", heading="Backends",
             text="**Robots note:** `fastfetch` has no native robots parser and `slowfetch` "
@@ -4198,8 +4205,8 @@ def test_the_bridge_is_the_quoted_name_the_contexts_clause_describes() -> None:
         ),
         Evidence(
             chunk_id="timeouts", file="CRAWL.md", heading="Backends > Timeouts",
-            text="| Backend | Default timeout |\n|---|---|\n| fastfetch | 30 s |\n"
-            "| slowfetch | 90 s |",
+            text="| Setting | slowfetch | fastfetch |\n|---|---|---|\n"
+            "| Default timeout | 90 s | 30 s |",
         ),
     ]  # fmt: skip
     name, first_line = _two_hops(question, hits)

@@ -24,7 +24,7 @@ from agentcycle.agent.research.answer_type import (
     expect,
     points_back,
 )
-from agentcycle.agent.research.classify import pointed_noun
+from agentcycle.agent.research.classify import pointed_noun, with_pointed_named
 from agentcycle.agent.research.clean import (
     clean_inline,
     clean_unit,
@@ -745,13 +745,20 @@ def _bridge_hop(
     hop = _stated_instead(first[0], named, first, context)
     if noun == _PROGRAM:
         hop = _with_program_name(hop)
-    return _name_the_context_describes(hop, context), named
+    hop = _name_the_context_describes(hop, context)
+    if hop.span is None or hop.span.how != DESCRIBED_BY_CONTEXT:
+        # a unit near the top whose quoted name the context's clause describes states
+        # the bridge outright, where the best one only shares words with the context
+        described = (_name_the_context_describes(r, context) for r in first[1:DESCRIBED_SEARCH])
+        hop = next((r for r in described if r.span and r.span.how == DESCRIBED_BY_CONTEXT), hop)
+    return hop, named
 
 
 # a code-quoted name in a unit: "`anthropic` has no native embeddings endpoint"
 _QUOTED_NAME = re.compile(r"`([^`\s]{2,60})`")
 DESCRIBED_BY_CONTEXT = "the name the context's clause describes"
 DESCRIBING_TERMS = 2  # context words the clause after the name must repeat
+DESCRIBED_SEARCH = 3  # the first hop's best units read for such a name
 
 
 def _name_the_context_describes(hop: Ranked, context: str) -> Ranked:
@@ -759,8 +766,8 @@ def _name_the_context_describes(hop: Ranked, context: str) -> Ranked:
     provider has no native embeddings endpoint" over "`anthropic` has no native embeddings
     endpoint and `portkey` requires an embeddings-capable deployment" is bridged by
     anthropic, the name its own clause (up to the next name or the sentence's end) says
-    that of. Several names of the kind sit in such a unit, and closeness alone picks
-    the wrong one."""
+    that of, repeating at least half of the context's words. Several names of the kind
+    sit in such a unit, and closeness alone picks the wrong one."""
     text = hop.unit.text
     names = list(_QUOTED_NAME.finditer(text))
     if len(names) < 2:
@@ -772,8 +779,8 @@ def _name_the_context_describes(hop: Ranked, context: str) -> Ranked:
         clause = re.split(r"[.;:]\s", text[name.end() : end])[0]
         shared.append(len(terms & set(content_terms(clause))))
     best = max(shared)
-    if best < DESCRIBING_TERMS or shared.count(best) != 1:
-        return hop
+    if best < max(DESCRIBING_TERMS, len(terms) / 2) or shared.count(best) != 1:
+        return hop  # the clause must say most of what the context says of the name
     chosen = names[shared.index(best)].group(1)
     score = hop.span.score if hop.span is not None else 0.8
     return replace(hop, span=Span(chosen, score, DESCRIBED_BY_CONTEXT))
@@ -937,6 +944,11 @@ def compose_bridged(
         if not _of_the_asked_kind(name, expectation, shape)
     }
     named_asking = asking
+    if given is None and _states_answer(hop.span, named, context) and points_back(asking):
+        # the bridge stated outright is what "that provider" means: written in, it picks
+        # its own column of a table ("What is anthropic's default model …?")
+        assert hop.span is not None
+        named_asking = with_pointed_named(asking, hop.span.text)
     if hop.span is not None and not points_back(asking) and described_noun(context):
         # "For the provider whose …, which model …": the name found is what the asking
         # clause is about, as if written in it (it picks the name's column of a table)
