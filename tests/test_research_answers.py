@@ -4212,3 +4212,17 @@ def test_the_bridge_is_the_quoted_name_the_contexts_clause_describes() -> None:
     name, first_line = _two_hops(question, hits)
     assert name == "fastfetch"
     assert first_line is not None and first_line.startswith("30")
+
+
+def test_a_placing_phrase_naming_a_file_opens_the_asking_clause() -> None:
+    """ "… stop after one program. In the mirror's rules.yaml, which stage does that
+    program's stage hand over to?": the dot of "rules.yaml" ends no sentence, so the
+    placing phrase moves to the asking clause and the first sentence is the bridge."""
+    question = (
+        "Advice that says \"dedupe first\" makes the crawler stop after one program. In the "
+        "mirror's rules.yaml, which stage does that program's stage hand over to?"
+    )
+    assert split_bridge(question) == (
+        'Advice that says "dedupe first" makes the crawler stop after one program.',
+        "In the mirror's rules.yaml, which stage does that program's stage hand over to?",
+    )

@@ -415,7 +415,11 @@ def main_clause(question: str) -> str:
     return asking[-1] if asking else question.strip()
 
 
-_ASKING = re.compile(r"^\s*(?:[\w,'’]+\s+){0,6}?(what|which|how|who|where|when)\b", re.IGNORECASE)
+# up to six words before the wh-word, a file or dotted name among them ("In the X-ray
+# workflows.yaml, which …")
+_ASKING = re.compile(
+    r"^\s*(?:[\w,'’./-]+\s+){0,6}?(what|which|how|who|where|when)\b", re.IGNORECASE
+)
 # ", which added the X provider," is a relative clause about what came before it, not
 # a question: "which" right before a verb in the past or a form of "be"/"have"
 _COMMA_ASK = re.compile(
@@ -481,7 +485,7 @@ _SETS_APART = re.compile(
 # that opens with a place or a setting places what it asks, it states no bridge
 _PLACING_OPENER = re.compile(
     r"(?<=[.!?])\s+((?:in|inside|within|during|under|across|for|on|at|per|according to)\s"
-    r"[^.!?]*)$",
+    r"(?:[^.!?]|\.(?=\w))*)$",  # a dot inside a name ("workflows.yaml") ends nothing
     re.IGNORECASE,
 )
 
