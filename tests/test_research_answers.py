@@ -4226,3 +4226,13 @@ def test_a_placing_phrase_naming_a_file_opens_the_asking_clause() -> None:
         'Advice that says "dedupe first" makes the crawler stop after one program.',
         "In the mirror's rules.yaml, which stage does that program's stage hand over to?",
     )
+
+
+def test_which_lines_of_a_file_asks_for_line_numbers() -> None:
+    """ "At which lines of crawler.py does the retry guard live?" asks for numbers
+    ("lines 210-236"), not a phrase of the line's text."""
+    unit = "**Retry guard** (lines 210-236): Force `Backoff_Tool` after `Fetch_Tool`"
+    question = "At which lines of crawler.py does the retry guard live?"
+    assert expect(question).kind == "number"
+    assert _extracted(unit, question) == "210-236"
+    assert expect("Which lines of text does the crawler keep from each page?").kind != "number"

@@ -1026,6 +1026,15 @@ MAPPING = r"(?:mapped|maps|converted|converts|translated|translates|coerced|norm
 ASKS_MAPPED_TARGET = re.compile(rf"\b{MAPPING}\s+(?:in)?to\b", re.IGNORECASE)
 
 
+# "at which lines of planner.py does X live?", "what line in crawl.py sets it?": line
+# numbers, not a line's text
+_LINES_OF_A_FILE = re.compile(
+    r"\b(?:at|on)\s+(?:which|what)\s+lines?\b|\b(?:which|what)\s+lines?\s+(?:of|in)\s+"
+    r"`?[\w/-]+\.\w+",
+    re.IGNORECASE,
+)
+
+
 def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
@@ -1044,6 +1053,8 @@ def _classify_answer(
     focus = _focus(clause)
     if _MANNER.search(clause):
         return "manner", focus, asks_default
+    if _LINES_OF_A_FILE.search(clause):  # "at which lines of planner.py …": numbers
+        return "number", focus, asks_default
     if _LIST_Q.search(clause):
         return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
