@@ -47,8 +47,9 @@ _HOW_MANY_UNITS_MORE = re.compile(
 )
 # "how many times larger is A than B", "by what factor does A exceed B": a ratio
 _TIMES = r"(?:how many times|by (?:what|which|how large a) factor)"
+_GREATER = r"(?:more|higher|larger|bigger|greater|longer|looser|wider)"  # "times larger"
 _HOW_MANY_TIMES = re.compile(
-    rf"\b{_TIMES}\s+(?:(?:more|higher|larger|bigger|greater|longer|looser|wider)\s+)?"
+    rf"\b{_TIMES}\s+(?:{_GREATER}\s+)?"
     r"(?P<verb>is|are|does|do)\s+(?P<first>[^?]+?)(?:\s+(?:exceed|exceeds)|\s+than)\s+"
     r"(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
@@ -243,7 +244,7 @@ _WHICH_OF_THE_TWO = re.compile(
     re.IGNORECASE,
 )
 _TIMES_ALONE = re.compile(
-    rf"\b{_TIMES}\s+(?:more|higher|larger|bigger|greater|longer|looser|wider)\s+(?:is|are)\s+"
+    rf"\b{_TIMES}\s+{_GREATER}\s+(?:is|are)\s+"
     r"(?P<subject>[^?]+?)\s*\??\s*$",
     re.IGNORECASE,
 )
