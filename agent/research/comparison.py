@@ -30,9 +30,10 @@ _SIDES_START = r"\s*(?:[:,]|\s[-–—])\s*"
 # "which limit is larger, and by how much - A or B?": the choice and the difference
 _BY_HOW_MUCH = r"(?P<by>,?\s+and\s+by\s+how\s+much)?"
 # "how many more reprompts does A allow than B", "how much longer is A than B"
+# the degrees of a difference: "how many *more* …", "how many points *lower* …"
+_MORE_OR_LESS = r"(?:more|fewer|less|higher|larger|bigger|greater|longer|lower|smaller|shorter)"
 _HOW_MANY_MORE = re.compile(
-    r"\bhow (?:many|much) (?:more|fewer|less|higher|larger|bigger|greater|longer|lower|"
-    r"smaller|shorter)\s+(?:(?P<noun>[\w\s-]+?)\s+)?"
+    rf"\bhow (?:many|much) {_MORE_OR_LESS}\s+(?:(?P<noun>[\w\s-]+?)\s+)?"
     r"(?P<verb>does|do|did|can|will|would|is|are)\s+(?P<first>[^?]+?)\s+than\s+"
     r"(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
@@ -40,8 +41,8 @@ _HOW_MANY_MORE = re.compile(
 # "how many billion parameters larger is A than B", "how many points lower is A than B":
 # the unit of the difference before its degree
 _HOW_MANY_UNITS_MORE = re.compile(
-    r"\bhow (?:many|much)\s+(?P<noun>[\w\s-]+?)\s+(?:more|fewer|less|higher|larger|bigger|"
-    r"greater|longer|lower|smaller|shorter)\s+(?P<verb>is|are)\s+(?P<first>[^?]+?)\s+than\s+"
+    rf"\bhow (?:many|much)\s+(?P<noun>[\w\s-]+?)\s+{_MORE_OR_LESS}\s+"
+    r"(?P<verb>is|are)\s+(?P<first>[^?]+?)\s+than\s+"
     r"(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
@@ -404,7 +405,7 @@ def _side_question(noun: str, side: str, counted: bool = False) -> str:
     counts, "What model is the one used in X?" for a side that leaves the noun implied."""
     side = side.strip().rstrip("?").strip()
     if _NAMES_A_QUANTITY.search(side):
-        return f"What is {side}?"
+        return _what_is(side)
     if counted and noun:
         return f"How many {noun} {side}?"
     return f"What {noun or 'value'} is {side}?"

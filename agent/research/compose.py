@@ -745,13 +745,12 @@ def _bridge_hop(
     hop = _stated_instead(first[0], named, first, context)
     if noun == _PROGRAM:
         hop = _with_program_name(hop)
-    hop = _name_the_context_describes(hop, context)
-    if hop.span is None or hop.span.how != DESCRIBED_BY_CONTEXT:
-        # a unit near the top whose quoted name the context's clause describes states
-        # the bridge outright, where the best one only shares words with the context
-        described = (_name_the_context_describes(r, context) for r in first[1:DESCRIBED_SEARCH])
-        hop = next((r for r in described if r.span and r.span.how == DESCRIBED_BY_CONTEXT), hop)
-    return hop, named
+    # the hop, or a unit just below it, whose quoted name the context's clause describes
+    # states the bridge outright, where the best one may only share words with the context
+    described = (
+        _name_the_context_describes(r, context) for r in [hop, *first[1:DESCRIBED_SEARCH]]
+    )
+    return next((r for r in described if r.span and r.span.how == DESCRIBED_BY_CONTEXT), hop), named
 
 
 # a code-quoted name in a unit: "`anthropic` has no native embeddings endpoint"
@@ -918,9 +917,11 @@ def compose_bridged(
         return None
     hop, named = found_hop
     given = named_referent(context, asking) or _key_of_quote(context, hop.unit.text)
+    stated = given is None and _states_answer(hop.span, named, context)
     if given is not None:  # the question names the bridge, or the key of what it quotes
         bridge = content_terms(given)[:BRIDGE_TERMS]
-    elif hop.span is not None and _states_answer(hop.span, named, context):
+    elif stated:
+        assert hop.span is not None
         # "`google` (default)": the value alone; its unit's other words name the rest
         bridge = content_terms(hop.span.text)[:BRIDGE_TERMS]
     else:
@@ -944,7 +945,7 @@ def compose_bridged(
         if not _of_the_asked_kind(name, expectation, shape)
     }
     named_asking = asking
-    if given is None and _states_answer(hop.span, named, context) and points_back(asking):
+    if stated and points_back(asking):
         # the bridge stated outright is what "that provider" means: written in, it picks
         # its own column of a table ("What is anthropic's default model …?")
         assert hop.span is not None
