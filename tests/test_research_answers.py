@@ -21,7 +21,13 @@ from agentcycle.agent.research.answer_type import (
 )
 from agentcycle.agent.research.asked_noun_tag import names_one_of_its_kind, tagged_by_asked_noun
 from agentcycle.agent.research.classify import either_or
-from agentcycle.agent.research.clean import clean_unit, header_for, is_clean, is_header_row
+from agentcycle.agent.research.clean import (
+    clean_unit,
+    header_for,
+    is_clean,
+    is_header_row,
+    list_lead_in,
+)
 from agentcycle.agent.research.compare import compose_comparison
 from agentcycle.agent.research.comparison import Comparison, split_comparison
 from agentcycle.agent.research.compose import (
@@ -4236,3 +4242,67 @@ def test_which_lines_of_a_file_asks_for_line_numbers() -> None:
     assert expect(question).kind == "number"
     assert _extracted(unit, question) == "210-236"
     assert expect("Which lines of text does the crawler keep from each page?").kind != "number"
+
+
+def test_a_passive_by_default_predicate_asks_for_the_default() -> None:
+    """ "Which log level is selected by default …?" asks for the default itself; only
+    "the level selected by default" (a clause naming a thing) points at another."""
+    question = "Which log level is selected by default in the crawler's settings panel?"
+    assert expect(question).kind == "default"
+    text = (
+        "**Log level**\n\nHow much the crawler writes:\n- **Quiet**: errors only.\n"
+        "- **Chatty** (default): every page fetched, and why.\n- **Debug**: everything."
+    )
+    composed = _composed(text, question, "Settings > Log level")
+    assert composed is not None and composed.direct.startswith("Chatty")
+    clause = "Which sink does the log level selected by default write to?"
+    assert expect(clause).kind != "default"
+
+
+LINK_FILTER = (
+    "For each nested link found on a fetched page:\n"
+    "- Score its relevance to the seed topic (0.0-1.0)\n"
+    "- Include only if score > LINK_INCLUDE_THRESHOLD (0.45)\n"
+    "- Queue it with its depth\n"
+)
+
+
+def test_a_list_item_is_read_with_the_line_that_opens_its_list() -> None:
+    """ "- Include only if score > LINK_INCLUDE_THRESHOLD (0.45)" is about links found on
+    fetched pages only through "For each nested link found on a fetched page:" above it;
+    read alone it lost to a number beside the question's other words."""
+    assert list_lead_in("- Queue it with its depth", LINK_FILTER) == (
+        "For each nested link found on a fetched page:"
+    )
+    assert list_lead_in("For each nested link found on a fetched page:", LINK_FILTER) == ""
+    assert list_lead_in("- Two", "Intro text.\n\n\n- One\n- Two") == ""
+    filtering = Evidence(chunk_id="f", file="crawl.md", heading="Crawl > Link filtering",
+                         text=LINK_FILTER)
+    limits = Evidence(chunk_id="l", file="crawl.md", heading="Crawl > Limits",
+                      text="CRAWL_FOLLOW_DEPTH = 3            # Max nesting of fetched links")
+    question = (
+        "When the crawler filters the links found on fetched pages, what score must a "
+        "nested link beat to be kept?"
+    )  # fmt: skip
+    composed = _composed_over(question, [filtering, limits], "other words", "more words")
+    assert composed is not None and composed.direct.startswith("0.45")
+
+
+def test_one_item_of_a_listed_cell_is_the_one_the_asking_clause_names() -> None:
+    """A cell listing `CRAWLKIT_CHAT_MODEL, CRAWLKIT_EMBED_MODEL` answers "which
+    variable sets its *embedding* model" with the one item whose own word the asking
+    clause writes, not the list (which has no single variable's shape)."""
+    table = (
+        "| Provider | Needs | Optional variables |\n|---|---|---|\n"
+        "| `crawlkit` | a reachable server | `CRAWLKIT_CHAT_MODEL`, `CRAWLKIT_EMBED_MODEL` |\n"
+        "| `webkit` | an API key | `WEBKIT_TIMEOUT` |"
+    )
+    question = (
+        "For the crawlkit provider, which optional environment variable sets its "
+        "embedding model?"
+    )  # fmt: skip
+    composed = _composed(table, question, "Providers")
+    assert composed is not None and composed.direct.startswith("CRAWLKIT_EMBED_MODEL")
+    chat = question.replace("embedding", "chat")
+    composed = _composed(table, chat, "Providers")
+    assert composed is not None and composed.direct.startswith("CRAWLKIT_CHAT_MODEL")

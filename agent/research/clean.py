@@ -190,6 +190,32 @@ def enclosing_line(unit: str, chunk_text: str) -> str:
     return " ".join(reversed(openers))
 
 
+_LIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def list_lead_in(unit: str, chunk_text: str) -> str:
+    """The line that opens the list a list item belongs to ("For each nested chunk from
+    resolved references:", "**search_docs:**"), or '': an item says its piece of what
+    the lead-in names ("- Include only if score > 0.6"), and seldom names it again."""
+    if not _LIST_LINE.match(unit):
+        return ""
+    at = unit_offset(unit, chunk_text)
+    if at <= 0:
+        return ""
+    blanks = 0
+    for line in reversed(chunk_text[: chunk_text.rfind("\n", 0, at) + 1].splitlines()):
+        if not line.strip():
+            blanks += 1
+            if blanks > 1:  # a paragraph break, not a loose list's spacing
+                return ""
+            continue
+        blanks = 0
+        if _LIST_LINE.match(line) or indent_of(line) > 0:
+            continue  # an earlier item of the same list, or an item's second line
+        return line.strip() if line.strip().strip("*_`").endswith(":") else ""
+    return ""
+
+
 def label_above(unit: str, chunk_text: str) -> str:
     """The bold label line closest above a unit in its chunk (a setting's name in a
     user guide), or ''; labels more than two paragraphs up do not count."""
@@ -203,3 +229,13 @@ def label_above(unit: str, chunk_text: str) -> str:
     if chunk_text.count("\n\n", last.end(), at) > 2:
         return ""
     return last.group(1)
+
+
+def context_label(unit: str, chunk_text: str, bold: bool = True) -> str:
+    """What names the thing a unit speaks of when the unit itself does not: the bold
+    label above it (`bold`), the block it is indented in, or the lead-in of its list."""
+    return (
+        (label_above(unit, chunk_text) if bold else "")
+        or enclosing_line(unit, chunk_text)
+        or list_lead_in(unit, chunk_text)
+    )

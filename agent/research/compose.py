@@ -20,21 +20,23 @@ from agentcycle.agent.research.answer_shape import KIND_NAMED_BY_FORM, Shape, sh
 from agentcycle.agent.research.answer_type import (
     NAMED_THINGS,
     Expectation,
+    asking_part,
     described_noun,
     expect,
+    main_clause,
     points_back,
 )
 from agentcycle.agent.research.classify import pointed_noun, with_pointed_named
 from agentcycle.agent.research.clean import (
     clean_inline,
     clean_unit,
+    context_label,
     enclosing_line,
     find_words,
     header_for,
     in_code_block,
     is_header_row,
     is_table_row,
-    label_above,
 )
 from agentcycle.agent.research.explicit_value import (
     BOUND,
@@ -155,9 +157,7 @@ def rank(
             span = headed
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
-        label = label_above(unit.text, unit.evidence.text) or enclosing_line(
-            unit.text, unit.evidence.text
-        )
+        label = context_label(unit.text, unit.evidence.text)
         if label:  # "**Max cycles**" on its own line names the paragraph below it
             lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
         if is_table_row(unit.text):  # a row means what its header says: count the header
@@ -485,8 +485,42 @@ def _lead(question: str, expectation: Expectation, ranked: list[Ranked]) -> tupl
         )
         if shaped is not None and shaped.score >= best.score - SHAPE_MARGIN:
             return shaped, False
+        for near in ranked[:SHAPE_SEARCH]:
+            item = _asked_item(near.span, shape, question) if near.span else None
+            if item is not None and near.score >= best.score - SHAPE_MARGIN:
+                return replace(near, span=item), False
         return lead, True
     return _stated_instead(lead, expectation, ranked, question), False
+
+
+_LIST_SEPARATOR = re.compile(r"\s*(?:[,;]|\band\b|\bor\b)\s*")
+
+
+def _asked_item(span: Span, shape: Shape, question: str) -> Span | None:
+    """The one item of a listed span ("OLLAMA_LLM_MODEL, OLLAMA_EMBED_MODEL") that has
+    the asked shape and a word of its own the question writes ("which variable sets
+    its *embedding* model"), or None: a question asking for one thing is answered by
+    that one, not by the list it stands in."""
+    items = [i.strip(" `'\"") for i in _LIST_SEPARATOR.split(span.text)]
+    fitting = list(dict.fromkeys(i for i in items if i and shape(i)))
+    if len(fitting) < 2:
+        return None
+    words = [w for w in tokens(asking_part(main_clause(question))) if len(w) >= 3]
+    parts = [set(tokens(item)) - {item.lower()} for item in fitting]
+    shared = set.intersection(*parts)
+
+    def named(own: set[str]) -> int:
+        return sum(
+            any(w.startswith(p) or p.startswith(w) for w in words)
+            for p in own - shared
+            if len(p) >= 3
+        )
+
+    counts = [named(own) for own in parts]
+    best = max(counts)
+    if best == 0 or counts.count(best) > 1:
+        return None
+    return Span(fitting[counts.index(best)], span.score, f"{span.how}, the item the question names")
 
 
 CONTINUATION_MARGIN = 0.3  # how far below the best unit the sentence right after it may rank

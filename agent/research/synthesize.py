@@ -17,12 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agentcycle.agent.research.answer_type import asking_part, main_clause
-from agentcycle.agent.research.clean import (
-    enclosing_line,
-    header_for,
-    is_table_row,
-    label_above,
-)
+from agentcycle.agent.research.clean import context_label, header_for, is_table_row
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence
 from agentcycle.agent.research.text import (
@@ -116,8 +111,7 @@ def score_units(
             block = _introduced(units, index)
             if block:  # "Defined in `x.py`:" speaks of the block it introduces
                 own = max(own, LEAD_IN * coverage(terms, f"{text}\n{block}", vocabulary))
-            label = label_above(text, hit.text) if _ITEM.match(text) else ""
-            label = label or enclosing_line(text, hit.text)
+            label = context_label(text, hit.text, bold=bool(_ITEM.match(text)))
             if label:  # "- Action: Return None" under "**Rule 2: Counting query …**"
                 own = max(own, LEAD_IN * coverage(terms, f"{label}\n{text}", vocabulary))
             if index and _CONTINUES.match(text):  # "Used by `a`, `b`." of the sentence before
@@ -183,14 +177,6 @@ def _introduced(units: list[Unit], index: int) -> str:
         if not unit.text.startswith("```"):
             return unit.text
     return ""
-
-
-def support(question: str, best: Scored | None, vocabulary: Vocabulary) -> float:
-    """How much of the question the best unit (with its heading) covers."""
-    if best is None:
-        return 0.0
-    terms = content_terms(question)
-    return coverage(terms, f"{best.evidence.context}\n{best.text}", vocabulary)
 
 
 def cite(units: list[Scored]) -> tuple[str, list[Citation]]:

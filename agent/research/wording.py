@@ -17,10 +17,13 @@ LEFT = r"(?:leave|leaves|left|keep|keeps)"
 AS_IS = r"(?:untouched|unchanged|alone|as it is)"
 # "that the GUI uses by default", "selected by default": a relative clause naming a thing
 # by the default it is (shared by answer_type, which then asks no default, and
-# stated_default, which resolves the thing)
+# stated_default, which resolves the thing). "Which level *is selected* by default?"
+# is no clause: the question's own verb, asking for the default itself.
 DEFAULT_CLAUSE = (
     r"(?:(?:that|which)\s+(?:[\w'’-]+\s+){0,4}?(?:uses?|selects?|picks?|chooses?|runs?|"
-    r"starts?\s+with)|(?:used|selected|picked|chosen|enabled))\s+by\s+default\b"
+    r"starts?\s+with)|used|enabled|"
+    r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bbe )(?:selected|picked|chosen))"
+    r"\s+by\s+default\b"
 )
 _LEFT_AS_IS = re.compile(
     rf"\b(?:(?:I|you|we)\s+)?{LEFT}\s+((?:\S+\s+){{0,4}}?){AS_IS}\b", re.IGNORECASE
