@@ -2689,6 +2689,19 @@ def test_a_contracted_negation_of_the_asked_word_says_no() -> None:
             "What cache is the crawler's link cache?",
             "What cache is the mirror's page cache?",
         ),
+        (  # a side with a head noun of its own is asked as it stands, not as a "bar"
+            "Which bar is higher — the default confidence the crawler's judge requires to "
+            "accept a page, or the coverage score the planner needs to stop?",
+            "larger",
+            "What is the default confidence the crawler's judge requires to accept a page?",
+            "What is the coverage score the planner needs to stop?",
+        ),
+        (
+            "Which model is larger: the one the crawler loads, or the one the mirror loads?",
+            "larger",
+            "What model is the one the crawler loads?",
+            "What model is the one the mirror loads?",
+        ),
         (
             "Which threshold is lower: the crawler's skip threshold or the mirror's score limit?",
             "smaller",

@@ -393,6 +393,12 @@ def _side_by_side(text: str) -> Comparison | None:
     return None
 
 
+# "the default confidence the evaluator requires": a definite phrase with a head noun of
+# its own, asked as it stands ("What bar is the default confidence …" asked for a "bar"
+# no passage names); "the one used in X" leaves its noun to the question
+_OWN_HEAD = re.compile(r"the\s+(?!ones?\b|same\b|other\b)[\w-]+\s+[\w-]+", re.IGNORECASE)
+
+
 def _what_is(side: str) -> str:
     """The question a side named by a noun phrase asks ("is A larger than B": "What is
     A?")."""
@@ -408,4 +414,6 @@ def _side_question(noun: str, side: str, counted: bool = False) -> str:
         return _what_is(side)
     if counted and noun:
         return f"How many {noun} {side}?"
+    if _OWN_HEAD.match(side):
+        return _what_is(side)
     return f"What {noun or 'value'} is {side}?"
