@@ -4319,3 +4319,19 @@ def test_one_item_of_a_listed_cell_is_the_one_the_asking_clause_names() -> None:
     chat = question.replace("embedding", "chat")
     composed = _composed(table, chat, "Providers")
     assert composed is not None and composed.direct.startswith("CRAWLKIT_CHAT_MODEL")
+
+
+def test_a_row_keyed_by_a_name_spelling_the_counted_noun_counts_it() -> None:
+    """ "the number of fetch calls" over `| MAX_FETCH_CALLS | 8 | … |`: the Value cell
+    counts fetch calls because the row's key spells them, though the cell and its column
+    never say "calls"; a row whose key counts something else (pages) still does not."""
+    table = (
+        "| Limit | Value | Purpose |\n|-------|-------|---------|\n"
+        "| `MAX_PAGES` | 40 | Allow for retries within the fetch budget |\n"
+        "| `MAX_FETCH_CALLS` | 8 | Prevent runaway loops |\n"
+    )
+    question = "What is the number of fetch calls the crawler allows per run?"
+    composed = _composed(table, question, "Crawler > Hard limits")
+    assert composed is not None and composed.direct.startswith("8")
+    rows = table.splitlines()
+    assert extract(rows[2], table, question, expect(question)) is None

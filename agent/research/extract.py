@@ -555,6 +555,10 @@ KEY_CHARS = 4  # a cell the question quotes names its row when it is this long (
 # Gaps"); shorter ones ("S1", "Yes") only together with another quoted cell
 
 
+# a row keyed by a code constant (`MAX_TOOL_CALLS`): its value cells are that constant's
+_CONSTANT_KEY = re.compile(r"`?[A-Za-z]\w*_\w+`?")
+
+
 def keyed_by(row: str, question: str) -> bool:
     """Whether the question names this table row by its own cells: "the Contract Gaps
     phase (S1)" quotes the row "| S1 | Contract Gaps | 128 | …" whole. A question that
@@ -673,8 +677,14 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
         column = header[index] if header and index < len(header) else ""
         if column and _is_position_column(column, question):
             continue  # "Line: 425" says where the name is defined, not what it is
-        if counted and not (counted & term_set(f"{column} {raw[index]}") or _COUNTS.match(column)):
-            continue  # "how many requests": a cell that counts no requests does not answer
+        # "how many requests": a cell that counts no requests does not answer, unless its
+        # row's key spells them (`MAX_TOOL_CALLS` | 5 for "the number of tool calls")
+        if counted and not (
+            counted & term_set(f"{column} {raw[index]}")
+            or _COUNTS.match(column)
+            or (index and _CONSTANT_KEY.fullmatch(raw[0].strip()) and counted & term_set(raw[0]))
+        ):
+            continue
         value = _cell_value(raw[index], expectation)
         if value and not _in_question(value, question_norm, set(terms)):
             fit = _fits(value, expectation.kind)
