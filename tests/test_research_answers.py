@@ -1770,6 +1770,12 @@ def test_what_an_unset_constant_defaults_to_must_be_stated_beside_it() -> None:
         "ACME_EMBED_MODEL"
     ]
     assert unstated_constants(question, ["ACME_EMBED_MODEL defaults to mini-embed-v2."]) == []
+    # the same asked of the constant itself: "if X is not set", "when X isn't set"
+    for said in ("If ACME_EMBED_MODEL is not set", "When `ACME_EMBED_MODEL` isn't set"):
+        asked = f"{said}, which embedding model does the crawler use by default?"
+        assert unstated_constants(asked, ["Ann set ACME_CHAT_MODEL=big-model-72b."]) == [
+            "ACME_EMBED_MODEL"
+        ]
 
 
 def test_a_checkpoint_is_named_like_a_model() -> None:
