@@ -131,10 +131,8 @@ _ASKED_VALUE = re.compile(
     # "if X is not set, which model …", "when X is left unset": the same, said of X
     + r"|`?(?P<unset_after>"
     + _CONSTANT.pattern
-    + r")`?\s+(?:is|was|stays|remains)\s+(?:not\s+set|never\s+set|left\s+unset|unset)\b"
-    + r"|`?(?P<unset_short>"
-    + _CONSTANT.pattern
-    + r")`?\s+isn['’]t\s+set\b"
+    + r")`?\s+(?:(?:is|was|stays|remains)\s+(?:not\s+set|never\s+set|left\s+unset|unset)"
+    + r"|isn['’]t\s+set)\b"
 )
 
 
@@ -142,7 +140,6 @@ def asked_constants(question: str) -> list[str]:
     """UPPER_SNAKE names whose value or default the question asks for, in order."""
     found = [
         m.group("after") or m.group("before") or m.group("unset") or m.group("unset_after")
-        or m.group("unset_short")
         for m in _ASKED_VALUE.finditer(question)
     ]
     return list(dict.fromkeys(found))
