@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from agentcycle.agent.research.text import indent_of
+from agentcycle.agent.research.text import LIST_ITEM, indent_of
 
 _BOX = re.compile(r"[\u2500-\u257f\u2580-\u259f\u25a0-\u25ff]+")
 _SEPARATOR = re.compile(r"^\s*\|?[\s:|-]+\|[\s:|-]*$")
@@ -190,14 +190,11 @@ def enclosing_line(unit: str, chunk_text: str) -> str:
     return " ".join(reversed(openers))
 
 
-_LIST_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-
-
 def list_lead_in(unit: str, chunk_text: str) -> str:
     """The line that opens the list a list item belongs to ("For each nested chunk from
     resolved references:", "**search_docs:**"), or '': an item says its piece of what
     the lead-in names ("- Include only if score > 0.6"), and seldom names it again."""
-    if not _LIST_LINE.match(unit):
+    if not LIST_ITEM.match(unit):
         return ""
     at = unit_offset(unit, chunk_text)
     if at <= 0:
@@ -210,7 +207,7 @@ def list_lead_in(unit: str, chunk_text: str) -> str:
                 return ""
             continue
         blanks = 0
-        if _LIST_LINE.match(line) or indent_of(line) > 0:
+        if LIST_ITEM.match(line) or indent_of(line) > 0:
             continue  # an earlier item of the same list, or an item's second line
         return line.strip() if line.strip().strip("*_`").endswith(":") else ""
     return ""

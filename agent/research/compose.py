@@ -49,6 +49,7 @@ from agentcycle.agent.research.explicit_value import (
     counted_predicate,
     counts_only_other_names,
     lists_only_other_items,
+    spelled,
 )
 from agentcycle.agent.research.extract import (
     COUNTED_LIST,
@@ -505,18 +506,11 @@ def _asked_item(span: Span, shape: Shape, question: str) -> Span | None:
     fitting = list(dict.fromkeys(i for i in items if i and shape(i)))
     if len(fitting) < 2:
         return None
-    words = [w for w in tokens(asking_part(main_clause(question))) if len(w) >= 3]
+    asking = asking_part(main_clause(question))
+    words = set(content_terms(asking)) | set(tokens(asking))
     parts = [set(tokens(item)) - {item.lower()} for item in fitting]
     shared = set.intersection(*parts)
-
-    def named(own: set[str]) -> int:
-        return sum(
-            any(w.startswith(p) or p.startswith(w) for w in words)
-            for p in own - shared
-            if len(p) >= 3
-        )
-
-    counts = [named(own) for own in parts]
+    counts = [sum(spelled(p, words) for p in own - shared if len(p) >= 3) for own in parts]
     best = max(counts)
     if best == 0 or counts.count(best) > 1:
         return None

@@ -314,7 +314,7 @@ _UNIT_CONSTANT = re.compile(r"(?<![\w.])_*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+
 SPELLED_SHARE = 0.6  # of a constant's parts the question must write, in words
 
 
-def _spelled(part: str, words: AbstractSet[str]) -> bool:
+def spelled(part: str, words: AbstractSet[str]) -> bool:
     """Whether the question writes a constant's part: its stem, or a word it or its stem
     begins (EMBED in "embedding", TOL in "tolerance", on_COMPLETE in "on completion")."""
     begins = {part, *(t for t in content_terms(part) if len(t) >= 5)}
@@ -345,12 +345,12 @@ def _spelled_share(
     the premise's "followed reference", not what is asked); the comment's words break ties
     (TODO_MAX_ITEMS "# Max tasks in list" against MAX_ITERATIONS_PER_TASK)."""
     parts = [p.lower() for p in match.group(0).split("_") if content_terms(p)]
-    written = [p for p in parts if _spelled(p, words)]
+    written = [p for p in parts if spelled(p, words)]
     share = len(written) / len(parts) if parts else 0.0
     if share < SPELLED_SHARE:
         return 0.0
     comment = content_terms(_comment_after(unit, match.end()))
-    if focus and not any(_spelled(p, focus) for p in parts) and not set(comment) & focus:
+    if focus and not any(spelled(p, focus) for p in parts) and not set(comment) & focus:
         return 0.0
     return share + COMMENT_WORD * len(set(comment) & words)
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/:%]*[A-Za-z0-9%]|[A-Za-z0-9]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]*`]*\s+(?=[A-Z0-9\"'(\[*`_|-])")
 _LIST_OR_TABLE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\||#{1,6}\s|```|>)")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")  # a Markdown list item's line
 # "MAX_DEPTH = 2   # Max nesting levels": a line of code that binds a name is one
 # statement, not a piece of a paragraph running on into the next binding; the lines
 # below it that bind nothing (".type = choice(…)" of a PHIL parameter) go with it
@@ -531,7 +531,7 @@ def sentences(text: str) -> Iterator[Unit]:
         item = False  # the paragraph being gathered is a list item's text
         for line in lines:
             stripped = line.strip()
-            is_item = bool(_LIST_ITEM.match(line))
+            is_item = bool(LIST_ITEM.match(line))
             binding = bool(_BINDING_LINE.match(line))
             if is_item or binding or _LIST_OR_TABLE.match(line) or stripped.startswith("|"):
                 if paragraph:
