@@ -490,6 +490,57 @@ def test_a_thing_the_question_describes_is_named_first_then_looked_up(
 
 
 
+def test_a_described_provider_is_named_by_its_clause_or_by_a_column_title(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "For the crawl provider that has no native upload endpoint, …": a passage says
+    "`beta` has no native upload endpoint" (and names `gamma` beside it), so `beta` is
+    the provider. "… whose dispatch sets `server.needs_gpu = True`": the sentence that
+    says so names the provider by a plain word ("is set for alpha"), which heads a
+    column of the table the rest of the question reads. Each answer is the named
+    provider's cell of that table."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "models.md").write_text(
+        "# Crawl models\n\n## Model roles\n\nThe crawler uses two model roles, each with "
+        "provider-specific defaults:\n\n"
+        "| Activity | Function | alpha | beta | gamma |\n|---|---|---|---|---|\n"
+        "| **Page ranking** | `get_ranker()` | rank-7b | rank-pro-2 | rank-large-3 |\n"
+        "| **Link summaries** | `get_summariser()` | sum-3b | sum-lite-1 | sum-mini-2 |\n"
+    )
+    (docs / "providers.md").write_text(
+        "# Providers\n\n## Uploads\n\n**Upload note:** `beta` has no native upload "
+        "endpoint and `gamma` requires an upload-capable gateway. Crawling works for "
+        "both regardless.\n\n## Dispatch\n\n- **GPU requirement**: `server.needs_gpu = "
+        "True` is set for alpha to ensure crawl dispatch targets GPU machines\n"
+        "- **Queues**: every provider shares one queue per site\n"
+    )
+    ingest("providers", [docs])
+    tools = LocalTools("providers", record=False)
+    config = ResearchConfig(use_memory=False)
+    question = (
+        "For the crawl provider that has no native upload endpoint, which model is the "
+        "default for page ranking?"
+    )
+    result = research(question, tools, config=config)
+    assert not result.insufficient, result.trace
+    assert result.direct == "rank-pro-2", "\n".join(result.trace)
+    assert any("thing described is 'beta'" in t for t in result.trace)
+    question = (
+        "For the crawl provider whose dispatch sets server.needs_gpu = True, what is the "
+        "default model for link summaries?"
+    )
+    result = research(question, tools, config=config)
+    assert not result.insufficient, result.trace
+    assert result.direct == "sum-3b", "\n".join(result.trace)
+    assert any("thing described is 'alpha'" in t for t in result.trace)
+
+
 def test_a_comparison_looks_up_each_side_then_answers_the_difference(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

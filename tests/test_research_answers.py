@@ -4341,3 +4341,79 @@ def test_a_row_keyed_by_a_name_spelling_the_counted_noun_counts_it() -> None:
     assert composed is not None and composed.direct.startswith("8")
     rows = table.splitlines()
     assert extract(rows[2], table, question, expect(question)) is None
+
+
+def test_equal_sides_are_equal_and_a_side_with_no_number_is_read_from_all_passages() -> None:
+    """ "Which is larger, the crawler's MAX_RETRIES or the mirror's MIRROR_RETRIES?" when
+    both are 3: neither is larger. The constants' passage was the first step's only (a
+    step does not retrieve again what an earlier step read), so the mirror's own passage
+    gives an expression, no number: that side is read from all the passages."""
+    constants = Evidence(
+        chunk_id="k", file="CRAWL.md", heading="Crawler > Constants",
+        text="```python\nMAX_RETRIES = 3     # bound retry loops\n"
+             "MIRROR_RETRIES = 3  # the mirror's own bound\n```",
+    )  # fmt: skip
+    mirror = Evidence(
+        chunk_id="m", file="MIRROR.md", heading="Mirror > Fetching",
+        text="The mirror stops retrying when `retry_count >= retry_limit` holds.",
+    )  # fmt: skip
+    vocabulary = Vocabulary.from_texts([constants.text, mirror.text, "pages are fetched"])
+    question = (
+        "Which is larger, the crawler's MAX_RETRIES limit or the mirror's MIRROR_RETRIES "
+        "constant?"
+    )
+    comparison = split_comparison(question)
+    assert comparison is not None and comparison.operation == "larger"
+    pooled = [constants, mirror]
+    composed = compose_comparison(comparison, ([constants], [mirror]), vocabulary, pooled=pooled)
+    assert composed is not None and composed.direct == "Equal (both 3)"
+    four = constants.model_copy(update={"text": constants.text.replace("S = 3  #", "S = 4  #")})
+    larger = compose_comparison(comparison, ([four], [mirror]), vocabulary, pooled=[four, mirror])
+    assert larger is not None and larger.direct.startswith("the mirror's MIRROR_RETRIES")
+
+
+def test_an_llm_asked_for_is_a_model_name_not_a_folder() -> None:
+    """ "Which LLM was used for the latest crawl run?": the run's line names a model
+    ("Rankit 2 7B"); a folder the runs are saved in is no LLM, though its sentence
+    shares more of the question's words."""
+    question = "Which LLM was used for the latest crawl run documented for the crawler?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("Rankit 2 7B") and not shape("crawl_runs/")
+    text = (
+        "All crawl runs are saved as JSON in `crawl_runs/`. Latest run: 2026-02-23, "
+        "Rankit 2 7B, 20K pages."
+    )
+    composed = _composed(text, question, "Crawler > Crawl runs")
+    assert composed is not None and composed.direct == "Rankit 2 7B"
+
+
+def test_a_setting_defined_with_a_list_of_names_gives_the_list() -> None:
+    """ `page_file_patterns = INDEX INDEX.txt notes.txt` in a PHIL block binds the whole
+    list; the question naming that setting is answered by it, not by the default a
+    sentence marks for another setting that shares its words (`max_page_chars`). A
+    command line that uses a setting (`crawl mode=fast`) is an example, no default."""
+    from agentcycle.agent.research.explicit_value import bound_value
+
+    phil = (
+        "```phil\npage_file_patterns = INDEX INDEX.txt notes.txt\n  .type = strings\n"
+        "  .help = Files to read advice from\n\nmax_page_chars = 5000\n  .type = int\n```"
+    )
+    assert bound_value(phil, "page_file_patterns")[0] == "INDEX INDEX.txt notes.txt"
+    assert bound_value("mode = fast and slow", "mode") is None  # prose, not a list
+    hits = [
+        Evidence(chunk_id="p", file="crawl.md", heading="Crawler > PHIL parameters", text=phil),
+        Evidence(chunk_id="s", file="crawl.md", heading="Crawler > Page files",
+                 text="Page files are truncated at `max_page_chars` (default: 5000)."),
+    ]  # fmt: skip
+    question = "What is the default value of page_file_patterns?"
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct == "INDEX INDEX.txt notes.txt"
+    example = [
+        Evidence(chunk_id="e", file="crawl.md", heading="Crawler > Usage",
+                 text="```\ncrawl.run crawl_mode=careful pages=10\n```"),
+        Evidence(chunk_id="d", file="crawl.md", heading="Crawler > Modes",
+                 text="crawl_mode takes `quick`, `careful` or `deep` (default)."),
+    ]  # fmt: skip
+    asked = "What is the default value of crawl_mode?"
+    composed = _composed_over(asked, example, "other words", "more other words")
+    assert composed is not None and composed.direct == "deep"

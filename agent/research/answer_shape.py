@@ -173,7 +173,7 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _QUOTED.fullmatch  # "which exact phrase": the words as quoted
     if head == "extension":
         return _every(_EXTENSION)
-    if head in ("model", "checkpoint") and expectation.kind in (
+    if head in ("model", "checkpoint", "llm") and expectation.kind in (
         "name", "default", "identifier", "phrase"
     ):
         return _model_name

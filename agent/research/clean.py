@@ -8,6 +8,7 @@ drawing. A table row is only meaningful with its header, so a row becomes
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -68,6 +69,16 @@ def _header_above(lines: list[str], index: int) -> int | None:
         if not is_table_row(lines[i]):
             return None
     return None
+
+
+def table_headers(text: str) -> list[list[str]]:
+    """The header cells of every table in `text` (each the row above a |---| line)."""
+    lines = text.splitlines()
+    return [
+        [clean_inline(c).strip() for c in cells(line)]
+        for line, below in itertools.pairwise(lines)
+        if is_table_row(line) and _SEPARATOR.match(below)
+    ]
 
 
 def open_table_header(text: str) -> str:

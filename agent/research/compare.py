@@ -56,7 +56,9 @@ def _compared(comparison: Comparison, first: Composition, second: Composition) -
             return f"No (both {first.direct})"
         holds = a > b if comparison.operation == "more than" else a < b
         return f"{'Yes' if holds else 'No'} ({first.direct} vs {second.direct})"
-    pick_first = (a >= b) if comparison.operation == "larger" else (a <= b)
+    if a == b:  # "which is larger, A or B" when they are equal: neither is
+        return f"Equal (both {first.direct})"
+    pick_first = (a > b) if comparison.operation == "larger" else (a < b)
     chosen, other = (first, second) if pick_first else (second, first)
     name = comparison.names[0 if pick_first else 1]
     by = f", by {_shown(abs(a - b))}" if comparison.by_how_much else ""
@@ -75,13 +77,22 @@ def compose_comparison(
 ) -> Composition | None:
     """Each side composed over its own evidence (what its step retrieved: pooled, the
     other side's passage may win on shared words), else over `pooled` (a step does not
-    retrieve again what an earlier step read), then compared. None when a side has no
-    number to compare: the question is then answered as an ordinary one."""
+    retrieve again what an earlier step read: the passage holding both sides' constants
+    is the first step's only) when its own give no span, or no number to compare. None
+    when a side has no number to compare: the question is then answered as an ordinary
+    one."""
+    numeric = comparison.operation != "both"
+
+    def usable(composed: Composition | None) -> bool:
+        if composed is None or composed.span is None:
+            return False
+        return not numeric or _value(composed.span.text) is not None
 
     def side(asked: str, found: list[Evidence]) -> Composition | None:
         composed = compose(asked, found, vocabulary, expect(asked), similarities, count)
-        if (composed is None or composed.span is None) and pooled:
-            composed = compose(asked, pooled, vocabulary, expect(asked), similarities, count)
+        if not usable(composed) and pooled:
+            again = compose(asked, pooled, vocabulary, expect(asked), similarities, count)
+            composed = again if usable(again) or composed is None else composed
         return composed
 
     first, second = (

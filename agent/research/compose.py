@@ -311,6 +311,18 @@ def _binds_a_named_setting(span: Span | None, question: str) -> bool:
     return "_" in name and name.lower() in question.lower()
 
 
+def _defines_named_setting(ranked: Ranked, question: str) -> bool:
+    """The unit defines a setting the question names outright, its line opening with
+    the name (`readme_file_patterns = README …`): a definition, where a command line
+    that uses the setting (`phenix.ai_agent thinking_level=advanced`) is an example."""
+    span = ranked.span
+    if not _binds_a_named_setting(span, question):
+        return False
+    assert span is not None
+    name = re.escape(span.how.removeprefix(BOUND).strip())
+    return bool(re.search(rf"(?im)^[\s`\"'-]*{name}[`\"']?\s*[=:]", ranked.unit.text))
+
+
 def _unbound_setting(
     question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
 ) -> str:
@@ -571,8 +583,17 @@ def _stated_instead(
     lead: Ranked, expectation: Expectation, ranked: list[Ranked], question: str
 ) -> Ranked:
     """A unit that states the asked value outright (a marked default, a value bound to
-    the asked setting, a range asked for) wins over `lead` when it ranks near the best."""
+    the asked setting, a range asked for) wins over `lead` when it ranks near the best;
+    the value bound to a setting the question names outright (`readme_file_patterns =
+    README notes.txt`) wins over a default marked in a sentence that shares more words
+    (`max_readme_chars` (default: 5000))."""
     if _states_answer(lead.span, expectation, question):
+        if not _binds_a_named_setting(lead.span, question):
+            defined = next((r for r in ranked[:8] if _defines_named_setting(r, question)), None)
+            if defined is not None and defined.score >= ranked[0].score - _stated_margin(
+                defined, question
+            ):
+                return defined
         return _count_of_the_asked_kind(lead, ranked, question)
     stated = next((r for r in ranked[:8] if _states_answer(r.span, expectation, question)), None)
     if stated is not None and stated.score >= ranked[0].score - _stated_margin(stated, question):

@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, replace
 
 from agentcycle.agent.research.answer_type import PREPOSITIONS, expect
+from agentcycle.agent.research.clean import clean_inline, table_headers
 from agentcycle.agent.research.compose import compose
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import Scored
-from agentcycle.agent.research.text import STOPWORDS, stem
+from agentcycle.agent.research.text import STOPWORDS, content_terms, present_terms, sentences, stem
 from agentcycle.agent.research.tools import ResearchTools
 
 # Kinds of named things a description can stand for: its answer is a name, never a
@@ -28,7 +29,7 @@ from agentcycle.agent.research.tools import ResearchTools
 # the row that holds X names it by its column (`extract._column_of_written_value`).
 _KINDS = (
     "program", "template", "function", "method", "node", "tool", "module", "class",
-    "script", "skill file", "helper", "provider",
+    "script", "skill file", "helper", "provider", "field",
 )  # fmt: skip
 _KIND = rf"(?:{'|'.join(_KINDS)})"
 _DESCRIPTION = re.compile(
@@ -146,17 +147,108 @@ def resolve_described(
         *evidence,
     ]
     pool = list({e.chunk_id: e for e in found}.values())
+    named = _subject_of_clause(question, described, pool) or _composed_name(
+        question, described, pool, tools
+    )
+    if named is None:  # no name of the kind: a plain-word name heading a column
+        rest = [*evidence, *_rest_searched(question, described, tools)]
+        named = _column_title_named(question, described, pool, rest)
+    if named is None:
+        return None
+    name, units = named
+    if not _names_it(name, described, question):
+        return None
+    rewritten = f"{question[: described.start]}{name}{question[described.end :]}"
+    return Resolved(rewritten, name, units[0].evidence, described.is_asked, units)
+
+
+Named = tuple[str, tuple[Scored, ...]]  # a name, and the units that name it, best first
+
+
+def _composed_name(
+    question: str, described: Description, pool: list[Evidence], tools: ResearchTools
+) -> Named | None:
+    """The name of the described kind that the passages best answering the description
+    as a question give, with its sentence; None when the best gives none."""
     asked = described.asked
     expectation = replace(expect(asked), kind="identifier", head=described.kind)
     composed = compose(asked, pool, tools.vocabulary(), expectation, tools.text_similarities, 1)
     if composed is None or composed.span is None or composed.shape_missing:
         return None
     name = composed.span.text.strip("` ")
-    if not _is_a_name(name, described.kind) or name.lower() in question.lower():
+    return (name, tuple(composed.units)) if _names_it(name, described, question) else None
+
+
+# "the provider that has no native embeddings endpoint": a relative clause whose
+# subject is the described thing, so a passage saying "`anthropic` has no native
+# embeddings endpoint" names it right before the clause's own words
+_SUBJECT_CLAUSE = re.compile(r"\b(?:that|which)\s+(?P<words>\w+(?:\s+\w+){2,})$", re.IGNORECASE)
+
+
+def _subject_of_clause(
+    question: str, described: Description, pool: list[Evidence]
+) -> Named | None:
+    """The name a passage writes as the subject of the description's own clause, word
+    for word ("`anthropic` has no native embeddings endpoint" for "the provider that
+    has no native embeddings endpoint"), with its sentence; None when no passage does,
+    or passages name different things. A clause of fewer than three words ("that
+    runs first") is too common to be one passage's own."""
+    clause = _SUBJECT_CLAUSE.search(question[described.start : described.end])
+    if clause is None:
         return None
-    rewritten = f"{question[: described.start]}{name}{question[described.end :]}"
-    units = tuple(composed.units)
-    return Resolved(rewritten, name, units[0].evidence, described.is_asked, units)
+    words = r"\s+".join(re.escape(w) for w in clause["words"].split())
+    pattern = re.compile(rf"(?P<name>[\w.:/()+-]{{2,60}})\s+{words}\b", re.IGNORECASE)
+    found: dict[str, Scored] = {}
+    for passage in pool:
+        for unit in sentences(passage.text):
+            match = pattern.search(clean_inline(unit.text))
+            if match is not None and match["name"].lower() not in STOPWORDS:
+                found.setdefault(match["name"], Scored(1.0, unit.text, passage, unit.start))
+    if len({name.lower() for name in found}) != 1:
+        return None
+    name, unit = next(iter(found.items()))
+    return name, (unit,)
+
+
+def _rest_searched(question: str, described: Description, tools: ResearchTools) -> list[Evidence]:
+    """The passages the question finds without its description ("…, what is the default
+    model for log summarization?"): the tables whose columns a plain-word name heads."""
+    if described.kind not in _PLAIN_NAMED:
+        return []
+    rest = f"{question[: described.start]} {question[described.end :]}"
+    return tools.search(rest, SEARCHED_CHUNKS)
+
+
+def _column_title_named(
+    question: str, described: Description, pool: list[Evidence], evidence: list[Evidence]
+) -> Named | None:
+    """A thing with a plain-word name ("the provider whose server dispatch sets
+    rest_server.requires_gpu = True") named by the one column title of the question's
+    tables (`| Activity | ollama | google | …`) that the passage best matching the
+    description writes ("… is set for ollama …"); None when none or several are."""
+    if described.kind not in _PLAIN_NAMED:
+        return None
+    titles = {
+        title.lower(): title
+        for passage in evidence
+        for header in table_headers(passage.table_text)
+        for title in header[1:]
+        if _is_a_name(title, described.kind) and title.lower() not in STOPWORDS
+    }
+    if not titles:
+        return None
+    terms = content_terms(question[described.start : described.end])
+    best: tuple[int, str, Scored] | None = None
+    for passage in pool:
+        for unit in sentences(passage.text):
+            words = set(re.findall(r"[\w-]+", clean_inline(unit.text).lower()))
+            written = [titles[w] for w in words if w in titles]
+            covered = len(present_terms(terms, unit.text))
+            if len(written) == 1 and (best is None or covered > best[0]):
+                best = (covered, written[0], Scored(1.0, unit.text, passage, unit.start))
+    if best is None or best[0] < max(2, len(terms) // 2):
+        return None
+    return best[1], (best[2],)
 
 
 _NAME = re.compile(r"^[\w.:/()+-]{2,60}$")
@@ -165,6 +257,12 @@ _CODE_SHAPE = re.compile(r"[_.()]|[a-z][A-Z]")
 
 # kinds whose names are plain words ("ollama", "google"), found as a column's title
 _PLAIN_NAMED = frozenset({"provid"})
+
+
+def _names_it(name: str, described: Description, question: str) -> bool:
+    """Whether `name` can stand for the description: a name of its kind that the
+    question does not already write."""
+    return _is_a_name(name, described.kind) and name.lower() not in question.lower()
 
 
 def _is_a_name(value: str, kind: str) -> bool:

@@ -136,6 +136,13 @@ def bound_value(
             continue  # '"after_program": "phenix.autosol", "skip": true': a value, no key
         if binder.group(0).rstrip().endswith("[") and unit[binder.end() :].startswith("]"):
             return EMPTY_LIST, binder.end()  # '"Viewer_Tool": [],': it needs nothing
+        listed = _SPACED_LIST.match(unit, binder.end()) if binder.group(0).strip() == "=" else None
+        if (
+            listed is not None
+            and _starts_its_line(unit, match.start())
+            and not STOPWORDS.intersection(listed["items"].lower().split())
+        ):
+            return listed["items"], binder.end()  # `patterns = README README.txt notes.txt`
         value = _BOUND_VALUE.match(unit, binder.end())
         if value is None:
             continue
@@ -163,6 +170,18 @@ def bound_value(
         if text and text.lower() != name.lower() and text.lower() not in STOPWORDS:
             return text, value.start()
     return None
+
+
+# A PHIL or config line binding a list of space-separated names, to its line's end or
+# the next attribute: `readme_file_patterns = README README.txt notes.txt .type = strings`
+_SPACED_LIST = re.compile(
+    r"(?P<items>(?:[\w.*/-]+[ \t]+)+[\w.*/-]+?)[ \t]*(?=$|\n|\s+\.\w+\s*=)"
+)
+
+
+def _starts_its_line(unit: str, start: int) -> bool:
+    """Whether the name at `start` opens its line: a binding, not a name in prose."""
+    return not unit[unit.rfind("\n", 0, start) + 1 : start].strip()
 
 
 # `field: int`, `name: str | None`: what a type annotation binds is a type, not a value
