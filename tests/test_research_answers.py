@@ -4417,3 +4417,50 @@ def test_a_setting_defined_with_a_list_of_names_gives_the_list() -> None:
     asked = "What is the default value of crawl_mode?"
     composed = _composed_over(asked, example, "other words", "more other words")
     assert composed is not None and composed.direct == "deep"
+
+
+def test_a_side_whose_words_ask_for_no_number_still_compares_one() -> None:
+    """ "Which loop cap is higher, the crawler's MAX_PAGES limit or the web mirror graph's
+    fetch_count loop guard?": the mirror's side reads "What is the web mirror graph's
+    fetch_count loop guard?", whose words ask for a phrase; its passage gives the cap in a comment
+    ("(max 4)"), a number, which is what a comparison reads."""
+    crawler = Evidence(
+        chunk_id="c", file="CRAWL.md", heading="Crawler > Hard limits",
+        text="| Limit | Value | Purpose |\n|---|---|---|\n| `MAX_PAGES` | 10 | Bound a crawl |",
+    )  # fmt: skip
+    mirror = Evidence(
+        chunk_id="m", file="MIRROR.md", heading="Mirror > State",
+        text="```python\nclass MirrorState(TypedDict):\n"
+             "    fetch_count: int        # Cycle counter for loop guard (max 4)\n```",
+    )  # fmt: skip
+    vocabulary = Vocabulary.from_texts([crawler.text, mirror.text, "pages are fetched"])
+    question = (
+        "Which loop cap is higher, the crawler's MAX_PAGES limit or the web mirror graph's "
+        "fetch_count loop guard?"
+    )
+    comparison = split_comparison(question)
+    assert comparison is not None and expect(comparison.second).kind == "phrase"
+    composed = compose_comparison(comparison, ([crawler], [mirror]), vocabulary)
+    assert composed is not None and composed.direct.startswith("the crawler's MAX_PAGES")
+    assert "(10 vs 4)" in composed.direct
+
+
+def test_a_function_prefix_or_suffix_asked_for_has_that_form() -> None:
+    """ "Which helper function detects …": `get_page_info()`, not the `PageLoader` class
+    beside it; "which name prefixes": `DRAFT_`, not a word; a qualified name whose own
+    part the question writes (`crawl_nodes._drop_drafts()` for `_drop_drafts()`) is the
+    question's, no answer."""
+    question = "In the crawler, which helper function is used to detect multi-page files?"
+    shape = shape_for(expect(question), question)
+    assert shape is not None and shape("get_page_info()") and not shape("PageLoader")
+    text = "- Detected via `get_page_info()` using `PageLoader`"
+    composed = _composed(text, question, "Crawler > Multi-page files")
+    assert composed is not None and composed.direct == "get_page_info()"
+    prefixes = "Which name prefixes does _drop_drafts() drop before indexing?"
+    shape = shape_for(expect(prefixes), prefixes)
+    assert shape is not None and shape("DRAFT_") and not shape("drafts")
+    suffix = "Which suffix does the crawler add to a retried page?"
+    shape = shape_for(expect(suffix), suffix)
+    assert shape is not None and shape("_retry") and not shape("retry")
+    qualified = "`crawl_nodes._drop_drafts()` removes draft pages before indexing."
+    assert _extracted(qualified, "Which function does _drop_drafts() call first?") is None

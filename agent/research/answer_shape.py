@@ -26,6 +26,10 @@ _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,8}")
 _TEST = re.compile(r"test_\w+(?:\(\))?")
 _FILE = re.compile(r"[\w.~/-]*\w\.[A-Za-z][A-Za-z0-9]{0,5}|[\w.-]+(?:/[\w.-]+)+/?|\w*[Ff]ile")
 _MODULE = re.compile(r"[\w./-]*\w\.py|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_PREFIX = re.compile(r"[\w.-]*[_.-]")  # what a name opens with: `EDITED_`, `tmp-`
+_SUFFIX = re.compile(r"[_.-][\w.-]*")  # what it ends with: `_001`, `.pdb`
+# A function or method: a lower-case (or private) name, maybe qualified, maybe called
+_FUNCTION = re.compile(r"(?:[A-Za-z_][\w]*\.)*_*[a-z][\w]*(?:\(\))?")
 _CAMEL = re.compile(r"_?[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+")
 # An exception is named as a class: `AttributeError`, `ImportError`, `KeyboardInterrupt`
 _EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt)")
@@ -191,6 +195,10 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         head in {"type", "clas"} and re.search(r"\bexception (?:type|class)\b", clause, re.I)
     ):
         return _exception_class
+    if head in {"prefix", "suffix"}:  # "which name prefixes": `EDITED_`, `TEMP_`
+        return _every(_PREFIX if head == "prefix" else _SUFFIX)
+    if head in {"function", "method"}:  # "which helper function": `get_image_info()`,
+        return _every(_FUNCTION)  # not the `ImageProcessor` class it uses
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
     if head in {"version", "releas"} and _ASKS_WHICH.search(clause):

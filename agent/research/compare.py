@@ -89,11 +89,23 @@ def compose_comparison(
         return not numeric or _value(composed.span.text) is not None
 
     def side(asked: str, found: list[Evidence]) -> Composition | None:
-        composed = compose(asked, found, vocabulary, expect(asked), similarities, count)
-        if not usable(composed) and pooled:
-            again = compose(asked, pooled, vocabulary, expect(asked), similarities, count)
-            composed = again if usable(again) or composed is None else composed
-        return composed
+        natural = expect(asked)
+        expectations = [natural]
+        if numeric and natural.kind in ("phrase", "identifier", "name"):
+            # "Which loop cap is higher, A's MAX_ITERATIONS or B's loop guard?": a side
+            # whose own words ask for no number ("What is B's loop guard?") still
+            # compares one, read once its words have found none
+            expectations.append(replace(natural, kind="number"))
+        fallback: Composition | None = None
+        for expectation in expectations:
+            for passages in (found, pooled or []):
+                if not passages:
+                    continue
+                composed = compose(asked, passages, vocabulary, expectation, similarities, count)
+                if usable(composed):
+                    return composed
+                fallback = fallback or composed
+        return fallback
 
     first, second = (
         side(asked, found)

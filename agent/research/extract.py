@@ -333,6 +333,9 @@ def _in_question(
         return True
     if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
         return True
+    own = bare.rsplit(".", 1)[-1].strip("()")  # `graph_nodes._filter_files()` names
+    if "_" in own and re.search(rf"(?<![\w.]){re.escape(own)}(?![\w])", question_norm):
+        return True  # the `_filter_files()` the question writes, qualified
     if bare.startswith("--"):
         return False  # `--remove-last` spells "Remove last N cycles" as a flag: no repeat
     words = [w.strip(".:") for w in re.findall(r"[a-z0-9_.:]+", bare) if len(w.strip(".:")) > 1]
