@@ -4464,3 +4464,31 @@ def test_a_function_prefix_or_suffix_asked_for_has_that_form() -> None:
     assert shape is not None and shape("_retry") and not shape("retry")
     qualified = "`crawl_nodes._drop_drafts()` removes draft pages before indexing."
     assert _extracted(qualified, "Which function does _drop_drafts() call first?") is None
+
+
+def test_an_aside_after_the_asked_noun_does_not_become_its_head() -> None:
+    """ "Which LLM (model name) does the crawler call?" asks for an LLM: the aside's
+    "name" is no head, so a phrase without a model's digits ("LLM-based planning") is
+    no answer."""
+    question = "Which LLM (model name) does the crawler call for its next-page choice?"
+    expectation = expect(question)
+    assert expectation.head == "llm"
+    shape = shape_for(expectation, question)
+    assert shape is not None and not shape("LLM-based planning") and shape("rank-7b")
+
+
+def test_a_proper_name_carrying_the_asked_noun_answers_which_institution() -> None:
+    """ "Which research institute is named with the crawlkit licence?": the capitalised
+    name whose last word is the asked noun ("Northwind Research Institute"), not the
+    code name the sentence also holds."""
+    text = (
+        "- docs/: the crawler's own documentation (crawlkit_project, tools/docs; "
+        "crawlkit licence, BSD-style, Northwind Research Institute)."
+    )
+    question = "Which research institute is named together with the crawlkit licence?"
+    composed = _composed(text, question, "Corpus")
+    assert composed is not None and composed.direct == "Northwind Research Institute"
+    tool = "Which tool is named together with the crawlkit licence?"
+    assert _extracted("The Page Cropper Tool ships under the crawlkit licence.", tool) != (
+        "Page Cropper Tool"
+    )

@@ -844,6 +844,8 @@ def head_noun(clause: str) -> str:
     words = clause[match.end() :].split()
     for index, word in enumerate(words[:5]):
         bare = word.strip("?,.;:()'\"").lower()
+        if phrase and word.startswith("("):
+            break  # "which LLM (model name) does …": an aside after the noun asked for
         if bare == "of" and phrase and phrase[-1] in _KIND_OF:
             phrase = []
             continue

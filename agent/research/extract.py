@@ -1453,6 +1453,33 @@ def from_sentence(
     return span
 
 
+TITLED_NAME = "a proper name that carries the asked noun"
+_CODE_KINDS = frozenset(
+    stem(k) for k in ("tool", "program", "function", "method", "module", "class", "file",
+                      "node", "model", "variable", "setting", "parameter", "field",
+                      "provider", "template", "step", "phase", "mode", "flag", "option")
+)  # fmt: skip
+# "Lawrence Berkeley National Laboratory", "University of California": capitalised
+# words, joined by a few lower-case ones
+_TITLED = re.compile(r"[A-Z][\w&-]*(?:\s+(?:(?:of|and|for|the|de)\s+)?[A-Z][\w&-]*){1,6}")
+
+
+def _titled_name(unit: str, expectation: Expectation) -> str | None:
+    """ "Which national laboratory …": the proper name in the unit whose own words
+    include the asked noun, capitalised ("… BSD-style, Lawrence Berkeley National
+    Laboratory"); None when the unit has none or the asked noun is no plain word."""
+    head = expectation.head
+    if expectation.kind not in ("phrase", "name") or len(head) < 4 or not head.isalpha():
+        return None
+    if head in _CODE_KINDS:  # "which tool": `Cell_Cropper_Tool`, not "Cell Cropper Tool"
+        return None
+    for match in _TITLED.finditer(" ".join(unit.split())):
+        words = match.group(0).split()
+        if any(w[:1].isupper() and stem(w.lower()) == head for w in words[1:]):
+            return match.group(0)
+    return None
+
+
 ALIGNED_CELL = "the cell of a space-aligned table under the column the question names"
 _CELL_GAP = re.compile(r"\s{2,}")
 
@@ -1990,6 +2017,9 @@ def extract(
         if expectation.head and not numeric and _NUMBER.fullmatch(found[0]):
             continue  # "in which node is that target checked": its 0.70 names no node
         return Span(found[0], 0.95, f"{BOUND} {bridge}")
+    titled = _titled_name(unit, expectation)
+    if titled is not None and titled.lower() not in exclude:
+        return _less_the_named(Span(titled, 1.0, TITLED_NAME), question)
     span = from_sentence(unit, question, expectation, exclude)
     if span is not None and _QUOTED_TOKEN.fullmatch(span.text):
         span = replace(span, text=span.text[1:-1])  # returns "synthesize": the node's name
