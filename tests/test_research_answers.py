@@ -4492,3 +4492,28 @@ def test_a_proper_name_carrying_the_asked_noun_answers_which_institution() -> No
     assert _extracted("The Page Cropper Tool ships under the crawlkit licence.", tool) != (
         "Page Cropper Tool"
     )
+
+
+def test_until_when_asks_for_a_date_a_month_is_one() -> None:
+    """ "Until when was the mirror's retry channel inert?" asks for a point in time: the
+    month the sentence gives ("inert until 2026-08."), not a code name beside it. A
+    month counts as a date ("2026-08", "August 2026"); a version year does not."""
+    question = "According to the mirror guide, until when was the retry channel inert?"
+    expectation = expect(question)
+    assert expectation.head == "date"
+    shape = shape_for(expectation, question)
+    assert shape is not None
+    assert shape("2026-08") and shape("August 2026") and shape("May 20, 2026")
+    assert not shape("Version 2026") and not shape("retry_count < MAX_RETRIES")
+    text = "> **This channel was inert until 2026-08.** Fixed in `mirror_api.py`."
+    assert _extracted(text, question) == "2026-08"
+
+
+def test_a_provider_described_is_a_plain_word_never_a_path() -> None:
+    """A provider's name is a word ("google", "ollama"): a description resolved to a file
+    path (`tools/crawl_analysis.py`) names no provider."""
+    from agentcycle.agent.research.described import _is_a_name
+
+    assert _is_a_name("google", "provid") and _is_a_name("Ollama", "provid")
+    assert not _is_a_name("tools/crawl_analysis.py", "provid")
+    assert _is_a_name("tools/crawl_analysis.py", "file")

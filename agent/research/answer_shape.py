@@ -37,7 +37,15 @@ _QUOTED = re.compile(r'"[^"\n]{2,80}"')
 # A log marker is written in capitals between brackets (`[DIRECTIVE_CORRECTION]`,
 # `[STEP_1F]`), so a constant or a function beside it is not one
 _MARKER = re.compile(r"\[[A-Z][A-Z0-9_ -]*[A-Z0-9]\]")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2} [A-Z][a-z]+ \d{4}|[A-Z][a-z]+ \d{1,2},? \d{4}")
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December)"
+)
+# a day ("2026-05-20", "20 May 2026", "May 20, 2026") or a month ("2026-08", "August 2026")
+DATE = re.compile(
+    rf"\d{{4}}-\d{{2}}(?:-\d{{2}})?|\d{{1,2}} [A-Z][a-z]+ \d{{4}}|[A-Z][a-z]+ \d{{1,2}},? \d{{4}}"
+    rf"|{_MONTH} \d{{4}}"
+)
 _COLOR = re.compile(
     r"(?:light |dark |bright |pale )?(?:red|orange|yellow|green|blue|purple|violet|pink|grey"
     r"|gray|black|white|brown|cyan|magenta|amber|teal|gold)",
@@ -190,7 +198,7 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
     if head == "mark" and re.search(r"\bmarkers?\b", clause, re.I):
         return _every(_MARKER)  # "which log marker": [DIRECTIVE_CORRECTION]
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
-        return _DATE.fullmatch
+        return DATE.fullmatch
     if head == "exception" or (  # "which exception", "what exception type is raised"
         head in {"type", "clas"} and re.search(r"\bexception (?:type|class)\b", clause, re.I)
     ):

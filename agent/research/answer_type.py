@@ -956,7 +956,14 @@ def expect(question: str) -> Expectation:
         return Expectation("identifier", focus, asks_default, "file")
     if _WHAT_PRIORITY.search(clause):  # "what priority does the template have": its value
         return Expectation("number", focus, asks_default, head)
+    if not head and _UNTIL_WHEN.search(clause):  # "until when was X inert?": a date
+        return Expectation("phrase", focus, asks_default, "date")
     return Expectation(kind, focus, asks_default, head)
+
+
+# "Until when was the channel inert?", "since when …", "by when …": a point in time,
+# read as a date is ("on what date")
+_UNTIL_WHEN = re.compile(r"\b(?:until|till|since|by|from)\s+when\b", re.IGNORECASE)
 
 
 # "what priority does X have" asks the configured value; "which priority is it mapped

@@ -252,6 +252,7 @@ def _column_title_named(
 
 
 _NAME = re.compile(r"^[\w.:/()+-]{2,60}$")
+_PLAIN_NAME = re.compile(r"[A-Za-z][\w-]{1,30}")
 _CODE_SHAPE = re.compile(r"[_.()]|[a-z][A-Z]")
 
 
@@ -268,8 +269,10 @@ def _names_it(name: str, described: Description, question: str) -> bool:
 def _is_a_name(value: str, kind: str) -> bool:
     """One code name: `phenix.map_correlations`, `should_pivot()`, `query_analysis`;
     not a phrase, a plain word ("re-writing") or a number. A provider is one word."""
+    if kind in _PLAIN_NAMED:  # "google", "ollama": a word, never a path or a file
+        return bool(_PLAIN_NAME.fullmatch(value))
     return (
         bool(_NAME.match(value))
-        and (bool(_CODE_SHAPE.search(value)) or kind in _PLAIN_NAMED)
+        and bool(_CODE_SHAPE.search(value))
         and not value.replace(".", "").isdigit()
     )

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from agentcycle.agent.research.answer_shape import (
     ASSIGNMENT,
+    DATE,
     PLAIN_WORD_SHAPES,
     Shape,
     asks_assignment,
@@ -1667,6 +1668,8 @@ def _from_sentence(
                 ]
     if shape in PLAIN_WORD_SHAPES:  # "in orange text" for "what color"
         candidates += [(part, unit.find(part), 0.5) for part in shaped_parts(unit, shape)]
+    if expectation.head == "date":  # "until when …": "inert until 2026-08", "May 20, 2026"
+        candidates += [(m.group(0), m.start(), 0.5) for m in DATE.finditer(unit)]
     if expectation.kind == "list":
         counted_list = _enumerated_list(unit, question)
         if counted_list:
