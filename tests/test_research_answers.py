@@ -4517,3 +4517,26 @@ def test_a_provider_described_is_a_plain_word_never_a_path() -> None:
     assert _is_a_name("google", "provid") and _is_a_name("Ollama", "provid")
     assert not _is_a_name("tools/crawl_analysis.py", "provid")
     assert _is_a_name("tools/crawl_analysis.py", "file")
+
+
+def test_a_condition_after_a_placing_phrase_sets_up_no_bridge() -> None:
+    """ "In the crawler, if the fetcher's call still fails after retries, which action
+    does it fall back to?": the "if" clause is a condition on the asked fact, as when it
+    opens the question, not a sentence naming a bridge; read as a bridge, the unit that
+    states the condition was the first hop, and its answer (`skip`) was left out."""
+    from agentcycle.agent.research.answer_type import split_bridge
+
+    question = (
+        "In the crawler, if the fetcher's LLM call still fails after retries (for example a "
+        "rate limit), which action does it fall back to?"
+    )
+    assert split_bridge(question) is None
+    assert split_bridge(question.replace("In the crawler, if", "If")) is None
+    placed = "In the crawler, the fetcher retries twice, which limit does it respect?"
+    assert split_bridge(placed.replace("which limit", "what does that retry")) is not None
+    text = (
+        "**Error handling**: If the LLM call fails after retries (rate limit), falls back "
+        "to `skip` with the pages fetched so far rather than crashing."
+    )
+    composed = _composed(text, question, "Crawler > Fetcher")
+    assert composed is not None and composed.direct == "skip"

@@ -466,7 +466,9 @@ def asking_part(clause: str) -> str:
 # "When X was run against Y, how many of them …": a condition on the asked fact itself,
 # so the context restates the fact's setting and names no bridge to look up first
 _CONDITION_FIRST = re.compile(
-    r"\s*(?:when|whenever|if|after|before|once|while|since|because|although|though)\b",
+    # "In the legal graph, if the replanner's call fails, …": a placing phrase may lead
+    r"\s*(?:(?:in|for|within|during|according to)\s[^,?]{3,80},\s*)?"
+    r"(?:when|whenever|if|after|before|once|while|since|because|although|though)\b",
     re.IGNORECASE,
 )
 
