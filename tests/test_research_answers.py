@@ -4540,3 +4540,38 @@ def test_a_condition_after_a_placing_phrase_sets_up_no_bridge() -> None:
     )
     composed = _composed(text, question, "Crawler > Fetcher")
     assert composed is not None and composed.direct == "skip"
+
+
+def _crawler_guide(*paragraphs: str) -> list[Evidence]:
+    """One passage of an invented crawler guide per paragraph."""
+    return [
+        Evidence(chunk_id=f"g{i}", file="CRAWL_GUIDE.md", heading="Guide > Settings", text=text)
+        for i, text in enumerate(paragraphs)
+    ]
+
+
+def test_a_quoted_settings_default_is_the_one_its_label_marks_or_none() -> None:
+    """ "The default value of the 'Skip last N pages' setting": a sentence that gives
+    another setting's value ("the restart mode switches to Resume") states no default
+    for it, so the answer says none is stated. The default a paragraph under the
+    quoted label marks ("**Page budget**" … "(default: 40)") answers, though a table of
+    functions shares more of the question's words."""
+    unstated = _crawler_guide(
+        'Note: After using "Skip last N pages", the restart mode automatically switches '
+        "to Resume for the next run.",
+        "Set Skip last N pages to the number of pages you want to undo (e.g., 3).",
+    )
+    question = "What is the default value of the 'Skip last N pages' job-control setting?"
+    composed = _composed_over(question, unstated, "other words", "more other words")
+    assert composed is not None and composed.unbound_setting == "Skip last N pages"
+    marked = _crawler_guide(
+        "| Function | Line | Kind | Purpose |\n|---|---|---|---|\n"
+        "| `_check_page_budget_setting` | 1023 | function | Check if the page budget "
+        "setting for a site has been reached |",
+        "**Page budget**\n\nThe largest number of pages the crawler will fetch\n"
+        "(default: 40). Each page is one request.",
+    )
+    asked = "What is the default value of the 'Page budget' setting?"
+    composed = _composed_over(asked, marked, "other words", "more other words")
+    assert composed is not None and composed.direct.startswith("40")
+    assert not composed.unbound_setting

@@ -253,10 +253,22 @@ def _stated_margin(stated: Ranked, question: str) -> float:
     span = stated.span
     if span is not None and span.how.startswith((BOUND, COUNTED_LIST)):
         return 0.5
+    if span is not None and "marked default" in span.how and _labelled_as_quoted(stated, question):
+        return 0.5  # "(default: 20)" under the **Max cycles** label the question quotes
     named_column = span is not None and span.how.endswith(NAMED_COLUMN)
     if named_column and _looked_up(span, stated.unit, question):
         return 0.5
     return 0.15
+
+
+def _labelled_as_quoted(stated: Ranked, question: str) -> bool:
+    """Whether the unit sits under the label of the setting the question quotes ("the
+    default value of the 'Max cycles' setting" and a paragraph under **Max cycles**)."""
+    quoted = _QUOTED_SETTING.search(question)
+    if quoted is None:
+        return False
+    label = context_label(stated.unit.text, stated.unit.evidence.text)
+    return clean_inline(label).strip(" :*").lower() == quoted.group(1).strip().lower()
 
 
 SHARED_PREFIX = 6  # "verbosity" and "verbose" stem apart but are the same word
@@ -323,6 +335,12 @@ def _defines_named_setting(ranked: Ranked, question: str) -> bool:
     return bool(re.search(rf"(?im)^[\s`\"'-]*{name}[`\"']?\s*[=:]", ranked.unit.text))
 
 
+_QUOTED_SETTING = re.compile(
+    r"\bdefault(?:\s+value)?\s+(?:of|for)\s+(?:the\s+)?['‘\"“]([^'’\"”\n]{2,60})['’\"”]",
+    re.IGNORECASE,
+)
+
+
 def _unbound_setting(
     question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
 ) -> str:
@@ -334,7 +352,10 @@ def _unbound_setting(
         return ""
     name = asked_name(question, expectation)
     if name is None or "_" not in name:
-        return ""
+        quoted = _QUOTED_SETTING.search(question)  # "the default of the 'Remove last N
+        if quoted is None:  # cycles' setting": a GUI label, named as the code name is
+            return ""
+        name = quoted.group(1)
     if _states_answer(lead.span, expectation, question):
         return ""
     lowered = name.lower()
