@@ -4575,3 +4575,20 @@ def test_a_quoted_settings_default_is_the_one_its_label_marks_or_none() -> None:
     composed = _composed_over(asked, marked, "other words", "more other words")
     assert composed is not None and composed.direct.startswith("40")
     assert not composed.unbound_setting
+
+
+def test_a_named_settings_value_is_told_beside_its_name_or_not_at_all() -> None:
+    """ "What max_pages value does the crawler pass to the mirror?": a sentence that
+    names max_pages without a value ("always keeps max_pages") states none, whatever
+    number it holds elsewhere ("gpt-5"); a value bound to the name answers."""
+    unstated = _crawler_guide(
+        "Keyword arguments are sanitised per mirror: the cloud mirror (Azure gpt-5) "
+        "renames max_pages and drops delay; the local mirror always keeps max_pages."
+    )
+    question = "What max_pages value does the crawler pass to the local mirror?"
+    composed = _composed_over(question, unstated, "other words", "more other words")
+    assert composed is not None and composed.unbound_setting == "max_pages"
+    stated = _crawler_guide("The local mirror is called with `max_pages=200` per site.")
+    composed = _composed_over(question, stated, "other words", "more other words")
+    assert composed is not None and composed.direct.startswith("200")
+    assert not composed.unbound_setting

@@ -341,6 +341,11 @@ _QUOTED_SETTING = re.compile(
 )
 
 
+# "What max_tokens value does it pass?": the value of a named code setting, told beside
+# the name as its default is
+_NAMED_VALUE = re.compile(r"\b(?:what|which)\s+`?([A-Za-z]\w*_\w+)`?\s+value\b", re.IGNORECASE)
+
+
 def _unbound_setting(
     question: str, expectation: Expectation, lead: Ranked, ranked: list[Ranked]
 ) -> str:
@@ -348,9 +353,10 @@ def _unbound_setting(
     good unit states one for it: the lead's span is neither bound to the name nor a
     marked default, and no table row beside the name holds it. A passage that uses the
     name (`depth >= fetch_max_depth → stop`) without a value is a near-miss."""
-    if not expectation.asks_default:
+    valued = _NAMED_VALUE.search(question) if expectation.kind == "number" else None
+    if not expectation.asks_default and valued is None:
         return ""
-    name = asked_name(question, expectation)
+    name = valued.group(1) if valued is not None else asked_name(question, expectation)
     if name is None or "_" not in name:
         quoted = _QUOTED_SETTING.search(question)  # "the default of the 'Remove last N
         if quoted is None:  # cycles' setting": a GUI label, named as the code name is

@@ -390,7 +390,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     if composed and composed.span is None and product:
         reasons.append(f"no {product} version in the best evidence")
     if composed and composed.unbound_setting:
-        reasons.append(f"no passage states a default for {composed.unbound_setting}")
+        reasons.append(f"no passage states the asked value of {composed.unbound_setting}")
     if composed and composed.given_for_others:
         reasons.append("the evidence gives what is asked only for other names or items")
     unknown = unknown_names(state["objective"], tools.vocabulary())
