@@ -13,6 +13,7 @@ place of the description, and the rest is an ordinary lookup of a named thing.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from agentcycle.agent.research.answer_type import PREPOSITIONS, expect
@@ -199,15 +200,21 @@ def _subject_of_clause(
     words = r"\s+".join(re.escape(w) for w in clause["words"].split())
     pattern = re.compile(rf"(?P<name>[\w.:/()+-]{{2,60}})\s+{words}\b", re.IGNORECASE)
     found: dict[str, Scored] = {}
-    for passage in pool:
-        for unit in sentences(passage.text):
-            match = pattern.search(clean_inline(unit.text))
-            if match is not None and match["name"].lower() not in STOPWORDS:
-                found.setdefault(match["name"], Scored(1.0, unit.text, passage, unit.start))
+    for unit in _units_of(pool):
+        match = pattern.search(clean_inline(unit.text))
+        if match is not None and match["name"].lower() not in STOPWORDS:
+            found.setdefault(match["name"], unit)
     if len({name.lower() for name in found}) != 1:
         return None
     name, unit = next(iter(found.items()))
     return name, (unit,)
+
+
+def _units_of(pool: list[Evidence]) -> Iterator[Scored]:
+    """Every sentence, list item and row of the passages, each with its passage."""
+    for passage in pool:
+        for unit in sentences(passage.text):
+            yield Scored(1.0, unit.text, passage, unit.start)
 
 
 def _rest_searched(question: str, described: Description, tools: ResearchTools) -> list[Evidence]:
@@ -239,13 +246,12 @@ def _column_title_named(
         return None
     terms = content_terms(question[described.start : described.end])
     best: tuple[int, str, Scored] | None = None
-    for passage in pool:
-        for unit in sentences(passage.text):
-            words = set(re.findall(r"[\w-]+", clean_inline(unit.text).lower()))
-            written = [titles[w] for w in words if w in titles]
-            covered = len(present_terms(terms, unit.text))
-            if len(written) == 1 and (best is None or covered > best[0]):
-                best = (covered, written[0], Scored(1.0, unit.text, passage, unit.start))
+    for unit in _units_of(pool):
+        words = set(re.findall(r"[\w-]+", clean_inline(unit.text).lower()))
+        written = [titles[w] for w in words if w in titles]
+        covered = len(present_terms(terms, unit.text))
+        if len(written) == 1 and (best is None or covered > best[0]):
+            best = (covered, written[0], unit)
     if best is None or best[0] < max(2, len(terms) // 2):
         return None
     return best[1], (best[2],)
