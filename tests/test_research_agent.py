@@ -523,22 +523,17 @@ def test_a_described_provider_is_named_by_its_clause_or_by_a_column_title(
     ingest("providers", [docs])
     tools = LocalTools("providers", record=False)
     config = ResearchConfig(use_memory=False)
-    question = (
-        "For the crawl provider that has no native upload endpoint, which model is the "
-        "default for page ranking?"
-    )
-    result = research(question, tools, config=config)
-    assert not result.insufficient, result.trace
-    assert result.direct == "rank-pro-2", "\n".join(result.trace)
-    assert any("thing described is 'beta'" in t for t in result.trace)
-    question = (
-        "For the crawl provider whose dispatch sets server.needs_gpu = True, what is the "
-        "default model for link summaries?"
-    )
-    result = research(question, tools, config=config)
-    assert not result.insufficient, result.trace
-    assert result.direct == "sum-3b", "\n".join(result.trace)
-    assert any("thing described is 'alpha'" in t for t in result.trace)
+    cases = [  # (question, the answer, the provider it is named through)
+        ("For the crawl provider that has no native upload endpoint, which model is the "
+         "default for page ranking?", "rank-pro-2", "beta"),
+        ("For the crawl provider whose dispatch sets server.needs_gpu = True, what is the "
+         "default model for link summaries?", "sum-3b", "alpha"),
+    ]  # fmt: skip
+    for question, answer, provider in cases:
+        result = research(question, tools, config=config)
+        assert not result.insufficient, result.trace
+        assert result.direct == answer, "\n".join(result.trace)
+        assert any(f"thing described is '{provider}'" in t for t in result.trace)
 
 
 def test_a_comparison_looks_up_each_side_then_answers_the_difference(

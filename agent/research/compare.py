@@ -96,9 +96,12 @@ def compose_comparison(
             # whose own words ask for no number ("What is B's loop guard?") still
             # compares one, read once its words have found none
             expectations.append(replace(natural, kind="number"))
+        # the side's own passages, then all of them (often the same list: a side whose
+        # step kept none of its own is given them all, and is not composed twice)
+        tried = [found] if not pooled or pooled is found else [found, pooled]
         fallback: Composition | None = None
         for expectation in expectations:
-            for passages in (found, pooled or []):
+            for passages in tried:
                 if not passages:
                     continue
                 composed = compose(asked, passages, vocabulary, expectation, similarities, count)
