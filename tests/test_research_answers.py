@@ -4592,3 +4592,100 @@ def test_a_named_settings_value_is_told_beside_its_name_or_not_at_all() -> None:
     composed = _composed_over(question, stated, "other words", "more other words")
     assert composed is not None and composed.direct.startswith("200")
     assert not composed.unbound_setting
+
+
+def test_how_many_seconds_longer_one_run_took_than_another_reads_their_headings() -> None:
+    """ "How many seconds longer did the failed crawl take than the nightly crawl?": how
+    many seconds each took, the time each section's heading states ("95s"), which names
+    the seconds asked for; a number in a sentence of the body ("1 retry") is not it."""
+    question = (
+        "In the crawler's run log, how many seconds longer did the failed mirror crawl "
+        "take than the successful nightly crawl?"
+    )
+    comparison = split_comparison(question)
+    assert comparison == Comparison(
+        "difference",
+        "How many seconds did the failed mirror crawl take?",
+        "How many seconds did the successful nightly crawl take?",
+    )
+    failed = Evidence(
+        chunk_id="f", file="CRAWL.md",
+        heading="Crawler > Runs > Failed: mirror crawl (4 calls, 95s)",
+        text="**Outcome**: the mirror refused every page after 1 retry.",
+    )  # fmt: skip
+    nightly = Evidence(
+        chunk_id="n", file="CRAWL.md",
+        heading="Crawler > Runs > Successful: nightly crawl (4 calls, 61s)",
+        text="**Outcome**: every page was fetched; each page takes 1 request.",
+    )  # fmt: skip
+    planner = Evidence(
+        chunk_id="p", file="CRAWL.md", heading="Crawler > Planner",
+        text="The planner takes whatever the mirror lists (typically 1 page) per crawl run.",
+    )  # fmt: skip
+    vocabulary = Vocabulary.from_texts([failed.text, nightly.text, planner.text, "crawls"])
+    composed = compose_comparison(comparison, ([failed, planner], [planner, nightly]), vocabulary)
+    assert composed is not None and composed.direct == "34 (95s vs 61s)"
+    assert not composed.focus_missing
+
+
+@pytest.mark.parametrize(
+    ("question", "first_word"),
+    [
+        ("Does the crawler retry timed-out pages by default?", "Yes"),
+        ("Is retrying of timed-out pages switched off by default?", "No"),
+        ("Is redirect following switched on by default?", "No"),
+    ],
+)
+def test_a_default_boolean_answers_yes_or_no_as_the_question_asks(
+    question: str, first_word: str
+) -> None:
+    """A yes-or-no question about a setting's default is answered by the boolean a
+    passage gives it, as a word a reader takes for the answer: a table's "True" under
+    Default is "Yes"; the same True asked as "switched off" is "No"; a default marked
+    on a binding ("`follow_redirect=False` (default)") answers too, though the sentence
+    around it says nothing negative."""
+    hits = [
+        Evidence(
+            chunk_id="t", file="CRAWL.md", heading="Crawler > Settings",
+            text="| Parameter | Default | Description |\n|---|---|---|\n"
+            "| `retry_timeouts` | True | Retry pages that timed out (slow mirrors) |",
+        ),
+        Evidence(
+            chunk_id="r", file="CRAWL.md", heading="Crawler > Redirects",
+            text="When `follow_redirect=False` (default), the crawler records the target:",
+        ),
+    ]  # fmt: skip
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct.split(" —")[0] == first_word
+
+
+def test_who_is_answered_by_a_person_the_passage_names_or_not_at_all() -> None:
+    """ "Who …?" asks for a person: a capitalised name that owns something ("Ana's run")
+    or stands inside a sentence ("reported by Ana"). A file, a code span, or a capitalised
+    word that opens a sentence or a heading ("Failure", "Step") names nobody, so a
+    passage naming no one leaves the question unanswered."""
+    named = Evidence(
+        chunk_id="n", file="CRAWL.md", heading="Crawler > Fixes",
+        text="Ana's nightly run on mirror-3 exposed this when her `MAX_WAIT=90` was ignored.",
+    )  # fmt: skip
+    question = "Who set MAX_WAIT=90 on mirror-3 and found the override ignored?"
+    composed = _composed_over(question, [named], "other words", "more other words")
+    assert composed is not None and composed.direct == "Ana"
+    nobody = Evidence(
+        chunk_id="x", file="CRAWL.md", heading="Crawler > Guide",
+        text="`crawl.py` parses its OWN settings string when the user runs the crawler.\n\n"
+        "**Failure** handling: Step 4 retries the page.",
+    )  # fmt: skip
+    asked = "Who is the author of the crawler guide?"
+    composed = _composed_over(asked, [nobody], "other words", "more other words")
+    assert composed is not None and composed.span is None and composed.shape_missing
+
+
+def test_line_numbers_locate_code_and_answer_only_a_question_about_lines() -> None:
+    """ "Location: Lines 120-160 in crawl.py" says where the code is, not how many pages
+    the crawler allows; asked which line, the line is the answer."""
+    unit = "Location: Lines 120-160 in crawl.py"
+    assert _extracted(unit, "What is the maximum number of pages the crawler fetches?") is None
+    defined = "The limit is defined at line ~144 of crawl.py."
+    asked = _extracted(defined, "At which line is it defined?")
+    assert asked is not None and "144" in asked

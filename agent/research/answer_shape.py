@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 
 from agentcycle.agent.research.answer_type import Expectation, main_clause
-from agentcycle.agent.research.text import VERSION_TOKEN
+from agentcycle.agent.research.text import STOPWORDS, VERSION_TOKEN
 
 Shape = Callable[[str], bool]
 
@@ -108,6 +108,41 @@ def _model_name(text: str) -> bool:
     if not bare or len(bare.split()) > 4 or "_" in bare:
         return False
     return any(c.isdigit() for c in bare) and any(c.isalpha() for c in bare)
+
+
+# a person's name: capitalised words ("Tom", "Billy K. Poon"), never a file, an
+# identifier or a call ("ai_agent.py" answers no "who")
+_NOT_A_PERSON = re.compile(r"[_/()=<>:@\d]|\.\w{1,4}$")
+_ASKS_WHO = re.compile(r"^\W*who\b", re.IGNORECASE)
+_NAME_WORD = re.compile(r"[A-Z][a-z]+(?:['’]s)?|[A-Z]\.")  # "Tom", "Tom's", "K." (not "OWN")
+
+
+# where a person is named in a sentence: a capitalised word that owns something ("Tom's
+# run") or stands inside the sentence ("reported by Tom"), not one that merely opens it
+_PERSON_IN_TEXT = re.compile(
+    r"\b[A-Z][a-z]+(?=['’]s\b)|(?<=[a-z,;] )[A-Z][a-z]+(?: [A-Z]\.)?(?: [A-Z][a-z]+)?"
+)
+
+
+def people_named(unit: str) -> list[tuple[str, int]]:
+    """(name, position) of each word of a unit that may name a person (see `_person`)."""
+    return [(m.group(0), m.start()) for m in _PERSON_IN_TEXT.finditer(unit) if _person(m.group(0))]
+
+
+def asks_who(expectation: Expectation, question: str) -> bool:
+    """Whether the question asks who: a person answers it."""
+    return expectation.kind == "name" and _ASKS_WHO.search(main_clause(question)) is not None
+
+
+def _person(text: str) -> bool:
+    bare = text.strip(" `'\"*")
+    words = bare.split()
+    return (
+        1 <= len(words) <= 4
+        and all(_NAME_WORD.fullmatch(word) for word in words)
+        and not any(word.lower() in STOPWORDS for word in words)  # "This", "When"
+        and _NOT_A_PERSON.search(bare) is None
+    )
 
 
 _PART = re.compile(r'("[^"\n]{2,80}")|`([^`\n]{1,80})`|[^\s,;()|`]+')
@@ -207,6 +242,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_PREFIX if head == "prefix" else _SUFFIX)
     if head in {"function", "method"}:  # "which helper function": `get_image_info()`,
         return _every(_FUNCTION)  # not the `ImageProcessor` class it uses
+    if asks_who(expectation, question):
+        return _person  # "who is the author": a person, not the file the passage is about
     if head == "clas":  # stem of "class"
         return _every(_CAMEL)
     if head in {"version", "releas"} and _ASKS_WHICH.search(clause):

@@ -42,10 +42,13 @@ _HOW_MANY_MORE = re.compile(
 # the unit of the difference before its degree
 _HOW_MANY_UNITS_MORE = re.compile(
     rf"\bhow (?:many|much)\s+(?P<noun>[\w\s-]+?)\s+{_MORE_OR_LESS}\s+"
-    r"(?P<verb>is|are)\s+(?P<first>[^?]+?)\s+than\s+"
+    rf"(?P<verb>is|are|{_AUX})\s+(?P<first>[^?]+?)\s+than\s+"
     r"(?P<second>[^?]+?)\s*(?:\?|$)",
     re.IGNORECASE,
 )
+# the verb that ends the first side of "how many seconds longer did A *take* than B":
+# the second side does the same ("how many seconds did B take?")
+_LAST_WORD = re.compile(r"\s+(?P<word>[a-z]+)$")
 # "how many times larger is A than B", "by what factor does A exceed B": a ratio
 _TIMES = r"(?:how many times|by (?:what|which|how large a) factor)"
 _GREATER = r"(?:more|higher|larger|bigger|greater|longer|looser|wider)"  # "times larger"
@@ -145,10 +148,14 @@ def split_comparison(question: str) -> Comparison | None:
         return Comparison("ratio", *(_what_is(times[side]) for side in ("first", "second")))
     units = _HOW_MANY_UNITS_MORE.search(text)
     if units is not None and not _LITERAL.match(units["second"]):
-        return Comparison("difference", *(_what_is(units[side]) for side in ("first", "second")))
+        if units["verb"].lower() in ("is", "are"):
+            return Comparison("difference", _what_is(units["first"]), _what_is(units["second"]))
+        return _done_by_both(units["noun"].strip(), units["verb"], units["first"], units["second"])
     more = _HOW_MANY_MORE.search(text)
     if more is not None:
         noun = (more["noun"] or "").strip()
+        if noun and _AUXILIARY.fullmatch(more["verb"]):
+            return _done_by_both(noun, more["verb"], more["first"], more["second"])
         first = f"How many {noun} {more['verb']} {more['first']}?".replace("  ", " ")
         return Comparison("difference", first, _side_question(noun, more["second"], True))
     which = _WHICH_IS.search(text)
@@ -183,6 +190,26 @@ def split_comparison(question: str) -> Comparison | None:
             asked = tuple(_side_question(noun, side) for side in sides)
         return Comparison(operation, *asked, names=sides, by_how_much=bool(has["by"]))
     return _context_sides(text) or _set_out_sides(text) or _side_by_side(text)
+
+
+def _done_by_both(noun: str, auxiliary: str, first: str, second: str) -> Comparison | None:
+    """ "How many seconds longer did A take than B?": how many seconds each took, the
+    first side's last word (its verb) done by the second side too. None when the second
+    side is a number written out ("… take than 60 s")."""
+    if _LITERAL.match(second):
+        return None
+    second = second.strip()
+    if _NAMES_A_QUANTITY.search(second):  # "… than the number of types B extracts"
+        return Comparison("difference", f"How many {noun} {auxiliary} {first.strip()}?",
+                          _what_is(second))  # fmt: skip
+    verb = _LAST_WORD.search(first.strip())
+    if verb is not None and not second.lower().endswith(f" {verb['word'].lower()}"):
+        second = f"{second} {verb['word']}"
+    return Comparison(
+        "difference",
+        f"How many {noun} {auxiliary} {first.strip()}?",
+        f"How many {noun} {auxiliary} {_lowered(second)}?",
+    )
 
 
 # "… Which allows more?", "What are the two caps, and which is higher?": a choice whose

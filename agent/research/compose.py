@@ -66,7 +66,9 @@ from agentcycle.agent.research.extract import (
     identifier_parts,
     is_range,
     keyed_by,
+    suffix_measures,
     with_unit,
+    yes_or_no,
 )
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
@@ -154,10 +156,12 @@ def rank(
         span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
         # "Server-Sent Events …" under "API Endpoints > POST /api/…"
         headed = from_heading(unit.evidence.heading, expectation, question)
-        if heading_answers(headed, span):
-            span = headed
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
+        if heading_answers(headed, span):
+            span = headed  # the heading states it: its words count as the unit's own
+            section = unit.evidence.heading.rsplit(" > ", 1)[-1]
+            lexical = max(lexical, coverage(terms, f"{section}\n{unit.text}", vocabulary))
         label = context_label(unit.text, unit.evidence.text)
         if label:  # "**Max cycles**" on its own line names the paragraph below it
             lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
@@ -688,7 +692,7 @@ def compose(
     if lead.span is not None and expectation.kind == "yes_no":
         # "No" alone leaves a reader asking why: the sentence that says so goes with it
         said = clean_unit(lead.unit.text, lead.unit.evidence.table_text)
-        direct = _shorten(f"{lead.span.text} — {said}")
+        direct = _shorten(f"{yes_or_no(lead.span.text, question)} — {said}")  # True: "Yes"
     elif lead.span is not None and expectation.kind == "number":
         said = clean_unit(lead.unit.text, lead.unit.evidence.table_text)
         direct = with_unit(lead.span.text, said)  # "80 chars", not a bare "80"
@@ -703,6 +707,8 @@ def compose(
         [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
     )
     missing = [t for t in missing if t not in _named_by_form(lead.span, expectation, question)]
+    if lead.span is not None:  # "91s" names the seconds asked for
+        missing = [t for t in missing if t != suffix_measures(lead.span.text)]
     missing = [t for t in missing if not _letter_compound_part(t, question)]
     if lead.span is not None and lead.span.how.endswith((WH_ASKED, NAMED_COLUMN)):
         # "checked in which *graph* node" read from the "Where checked" column, "what

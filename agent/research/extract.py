@@ -22,7 +22,9 @@ from agentcycle.agent.research.answer_shape import (
     PLAIN_WORD_SHAPES,
     Shape,
     asks_assignment,
+    asks_who,
     names_a_file_instead,
+    people_named,
     shape_for,
     shaped_parts,
 )
@@ -112,7 +114,8 @@ _MEASURE_UNIT = (
 # "how long did the case study take", "how long does a decision take": a measured time,
 # told with its unit; a bare count beside it ("(6/6)", "11 calls") is no time
 _ASKS_ELAPSED = re.compile(
-    r"\bhow long (?:did|does|do|will|would|can|should)\b[^?]*\b(?:take|took|run|last)\b",
+    r"\bhow (?:long|many (?:milli)?(?:seconds|minutes|hours)) "
+    r"(?:did|does|do|will|would|can|should)\b[^?]*\b(?:take|took|run|last)\b",
     re.IGNORECASE,
 )
 # "what was the phenix_sorry rate": a share, told as a percentage, not a count beside it
@@ -133,6 +136,10 @@ COMPOUND_MODIFIER = 0.6
 _ENUMERATOR = re.compile(r"\((\d)\)")
 _BOOLEAN = re.compile(r"true|false|yes|no|on|off|enabled|disabled", re.IGNORECASE)
 _SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
+# "Location: Lines 744-775 in planner.py", "defined at line ~144": where a thing is in a
+# file, a value only to a question about lines
+_LINE_BEFORE = re.compile(r"\blines?\s*[~≈]?\s*$", re.IGNORECASE)
+_ASKS_LINES = re.compile(r"\blines?\b", re.IGNORECASE)
 # "Tier 2", "Level 3", "Enforcement 3", "(cycle 2)": a number after such a word names an
 # item of a sequence; it is a value only when that item is what the question asks for
 _ORDINAL_LABEL = re.compile(
@@ -222,6 +229,33 @@ def _withholds_asked_thing(unit: str, asked: Sequence[str]) -> bool:
 
 
 _YES = re.compile(r"\*\*yes\*\*|\byes\b|\bsafe\b", re.IGNORECASE)
+_TRUE = re.compile(r"true|yes|on|enabled", re.IGNORECASE)
+# "is it switched *off* by default?": a setting's True answers no
+_ASKS_OFF = re.compile(
+    r"\b(?:disabled|off|inactive|(?:turned|switched)\s+off|skipped)\b", re.IGNORECASE
+)
+
+
+def yes_or_no(value: str, question: str) -> str:
+    """ "Yes" or "No" for a boolean a passage gives ("True", "off"), as the question
+    asks: "is it on by default?" is answered yes by True, "is it off by default?" no.
+    Any other text is returned as it is."""
+    bare = value.strip("` *")
+    if not _BOOLEAN.fullmatch(bare) or bare.lower() in ("yes", "no"):
+        return value
+    holds = bool(_TRUE.fullmatch(bare)) != bool(_ASKS_OFF.search(question))
+    return "Yes" if holds else "No"
+
+
+def _bound_boolean(found: str, question_terms: AbstractSet[str]) -> str | None:
+    """The boolean a marked default binds to a setting the question names:
+    "`preprocess_advice=True` (default)" for "is advice preprocessing on by default?"."""
+    name, equals, value = found.partition("=")
+    value = value.strip("` ")
+    if not equals or not _BOOLEAN.fullmatch(value):
+        return None
+    parts = {stem(part) for part in re.split(r"[_\W]+", name.lower()) if part}
+    return value if parts & {stem(t) for t in question_terms} else None
 _NO = re.compile(r"\*\*no\*\*|\bno\b|\bnot\b|\bnever\b|\bunsafe\b", re.IGNORECASE)
 
 
@@ -398,9 +432,12 @@ def _assignments(unit: str, question_terms: AbstractSet[str]) -> list[tuple[str,
     ]
 
 
-def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, int, float]]:
+def _candidates(
+    unit: str, kind: str, scale: bool = False, lines: bool = False
+) -> list[tuple[str, int, float]]:
     """(text, position, type fit) of every span of the kind in a unit; `scale`: the
-    question asks for a range or scale, so "0-1" may be its answer."""
+    question asks for a range or scale, so "0-1" may be its answer; `lines`: it asks
+    about lines, so "line 144" may be."""
     found: list[tuple[str, int, float]] = []
     if kind == "number":
         enumerators = _enumerators(unit)
@@ -413,6 +450,8 @@ def _candidates(unit: str, kind: str, scale: bool = False) -> list[tuple[str, in
             if any(r.start() <= m.start() < r.end() for r in ranges):
                 continue
             if _SECTION_BEFORE.search(unit, 0, m.start()):  # "§3.7" points, it states nothing
+                continue
+            if not lines and _LINE_BEFORE.search(unit, 0, m.start()):
                 continue
             if not scale and _UNIT_SCALE.fullmatch(m.group(0).strip()):  # "score (0-1)"
                 continue
@@ -1584,6 +1623,9 @@ def _from_sentence(
         found = _default_value(unit)
         fits = shape is None or shape(found[0]) if found else False
         if found and expectation.kind == "yes_no" and not _BOOLEAN.fullmatch(found[0]):
+            bound = _bound_boolean(found[0], question_terms)
+            if bound is not None:  # "`preprocess_advice=True` (default)"
+                return Span(yes_or_no(bound, question), 0.85, "marked default")
             fits = False  # "is it on by default?" is not answered by "default: a fresh …"
         if found and fits and not _in_question(found[0], question_norm, question_terms):
             return Span(found[0], 0.85, "marked default")
@@ -1641,7 +1683,9 @@ def _from_sentence(
     key_words = frozenset(terms) - {expectation.head, *modifiers} if key_named else frozenset()
     best: Span | None = None
     seen: set[str] = set()
-    candidates = _candidates(unit, kind, bool(_ASKS_SCALE.search(question)))
+    candidates = _candidates(
+        unit, kind, bool(_ASKS_SCALE.search(question)), bool(_ASKS_LINES.search(question))
+    )
     setting = kind == "identifier" and asks_assignment(question)
     assignments = _assignments(unit, question_terms) if setting else []
     if assignments:  # the whole `name=value` is asked for, not the value bound to the name
@@ -1668,6 +1712,9 @@ def _from_sentence(
                 ]
     if shape in PLAIN_WORD_SHAPES:  # "in orange text" for "what color"
         candidates += [(part, unit.find(part), 0.5) for part in shaped_parts(unit, shape)]
+    if asks_who(expectation, question):  # "Tom's run … was ignored" for "who set it":
+        # where a sentence names a person, not what its capitals or code spans name
+        candidates = [(name, at, 0.8) for name, at in people_named(unit)]
     if expectation.head == "date":  # "until when …": "inert until 2026-08", "May 20, 2026"
         candidates += [(m.group(0), m.start(), 0.5) for m in DATE.finditer(unit)]
     if expectation.kind == "list":
@@ -1845,6 +1892,15 @@ _MEASURE_SUFFIX = re.compile(
     r"bytes?|×)$"
 )
 _SPELLED_OUT = {"s": "seconds", "ms": "milliseconds", "%": "percent", "×": "times"}
+
+
+def suffix_measures(text: str) -> str | None:
+    """The stem of the unit a number's own suffix measures ("91s" → "second"), or None:
+    the span names the unit a "how many seconds" question asks, though no word does."""
+    measure = _MEASURE_SUFFIX.search(text.strip())
+    if measure is None:
+        return None
+    return stem(_SPELLED_OUT.get(measure.group(1), measure.group(1)).lower())
 _COUNT_SUFFIX = re.compile(r"\d\s*-?\s*([A-Za-z]{3,})$")  # "12 templates", "10-30 words"
 _BOUND_SIGN = re.compile(r"[<>≤≥]")
 # "how many retries at most", "how many cycles must pass before": a bound may answer

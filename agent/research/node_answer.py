@@ -383,7 +383,8 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     if composed and composed.focus_missing and cfg.refuse_missing_focus:
         reasons.append(f"evidence never names {composed.focus_missing}")
     if composed and composed.shape_missing:
-        reasons.append(f"no span of the shape a {expectation.head!r} has")
+        asked = repr(expectation.head) if expectation.head else "person"  # "who …"
+        reasons.append(f"no span of the shape a {asked} has")
     if composed and composed.span is None and asks_a_quantity(question):
         reasons.append("no number of the asked kind in the best evidence")
     product = required_product(question)
