@@ -4689,3 +4689,52 @@ def test_line_numbers_locate_code_and_answer_only_a_question_about_lines() -> No
     defined = "The limit is defined at line ~144 of crawl.py."
     asked = _extracted(defined, "At which line is it defined?")
     assert asked is not None and "144" in asked
+
+
+def test_when_a_past_step_was_done_is_told_by_its_date_column() -> None:
+    """ "When was Phase 2 done?": the Date cell of the row naming Phase 2, not what the
+    row says was done ("Phase 2: Added …") nor its release, though the rows around it
+    name other phases."""
+    table = (
+        "| Version | Date | Changes |\n|---|---|---|\n"
+        "| v12 | 2024-03 | Phase 3: Mirror retries and backoff |\n"
+        "| v11 | 2024-02 | Phase 2: Added the page cache and the link filter |\n"
+        "| v10 | 2023-11 | Phase 1: First crawler |"
+    )
+    hits = [Evidence(chunk_id="t", file="CRAWL.md", heading="Crawler > History", text=table)]
+    question = "When was Phase 2 of the crawler (adding the page cache) done?"
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct == "2024-02"
+    assert not composed.given_for_others
+
+
+def test_a_condition_before_the_asking_clause_does_not_set_the_answer_kind() -> None:
+    """ "When my config says how many mirrors there are, which crawler option receives
+    that number?": an option is asked for; the "how many" belongs to the condition."""
+    expected = expect(
+        "When my config says how many mirrors there are, which crawler option receives "
+        "that number?"
+    )
+    assert (expected.kind, expected.head) == ("identifier", "option")
+    unit = "The mirror count is passed as `crawler.mirror_count=4` (4 mirrors)."
+    question = "When my config says how many mirrors there are, which option receives it?"
+    found = _extracted(unit, question)
+    assert found is not None and found.startswith("crawler.mirror_count")
+
+
+def test_a_number_the_question_spells_out_is_not_the_level_it_asks_for() -> None:
+    """ "… at least two slow pages above what latency?": "≥ 2" restates the question's
+    "two"; the level is the other number, with the unit its sentence gives it."""
+    unit = "The crawler backs off when ≥ 2 slow pages exceed 4 sigma of the mean latency."
+    question = "The crawler backs off when at least two slow pages are above what level?"
+    assert _extracted(unit, question) == "4"
+    assert with_unit("4", unit) == "4 sigma"
+
+
+def test_a_data_file_is_the_value_of_a_parameter_not_its_name() -> None:
+    """ "Which mirror parameter is filled in from the fetch output?": the parameter
+    (`seed_file`), never the file it is given (`FETCH.1.pdb`)."""
+    unit = "mirror (with seed_file=FETCH.1.pdb filled in from the fetch output)"
+    question = "Which mirror parameter is filled in automatically from the fetch output?"
+    found = _extracted(unit, question)
+    assert found is not None and "seed_file" in found and found != "FETCH.1.pdb"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from agentcycle.agent.research.answer_type import Expectation, main_clause
+from agentcycle.agent.research.answer_type import WHEN, Expectation, main_clause
 from agentcycle.agent.research.text import STOPWORDS, VERSION_TOKEN
 
 Shape = Callable[[str], bool]
@@ -134,6 +134,11 @@ def asks_who(expectation: Expectation, question: str) -> bool:
     return expectation.kind == "name" and _ASKS_WHO.search(main_clause(question)) is not None
 
 
+def _date_or_version(text: str) -> bool:
+    bare = text.strip(" `*")
+    return bool(DATE.fullmatch(bare) or VERSION_TOKEN.fullmatch(bare))
+
+
 def _person(text: str) -> bool:
     bare = text.strip(" `'\"*")
     words = bare.split()
@@ -187,7 +192,10 @@ KIND_NAMED_BY_FORM: dict[Shape, frozenset[str]] = {
 
 # A function, flag or parameter is named in code, never by the file that holds it:
 # "which function writes the summary" is not answered by `session_summary.json`
-_FILE_NAME = re.compile(r"[\w./~-]*\w\.(?:py|ya?ml|md|json|txt|html?|log|csv|cfg|toml|ini|sh)")
+_FILE_NAME = re.compile(
+    r"[\w./~-]*\w\.(?:py|ya?ml|md|json|txt|html?|log|csv|cfg|toml|ini|sh|phil|eff|dat|"
+    r"pdb|cif|mtz|sca|hkl|mrc|ccp4|map|seq|fasta|fa|tiff?|png|jpe?g|h5|npy|zarr)"
+)  # code and config files, and data files (models, reflections, maps, images)
 _CODE_NAMED_HEADS = {"function", "method", "flag", "paramet", "attribut", "field", "option"}
 
 
@@ -234,6 +242,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _every(_MARKER)  # "which log marker": [DIRECTIVE_CORRECTION]
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
         return DATE.fullmatch
+    if head == WHEN:  # "when was it done": a date or the release it came in
+        return _date_or_version
     if head == "exception" or (  # "which exception", "what exception type is raised"
         head in {"type", "clas"} and re.search(r"\bexception (?:type|class)\b", clause, re.I)
     ):

@@ -952,15 +952,30 @@ def expect(question: str) -> Expectation:
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     clause = _NAME_OF.sub("which ", clause)  # "what is the name of the report file"
     clause = _WHAT_IS_THE_THING.sub("which ", clause)
+    unset = bool(_UNSET.search(question))
+    if _CONDITION_FIRST.match(clause):  # "When my advice says how many copies …, which
+        asked = asking_part(clause)  # parameter receives that number?": a name; "If X
+        # is at its default, how many …": the default applies to what is asked
+        unset = unset or bool(re.search(r"\bdefault\b", clause[: -len(asked) or None], re.I))
+        clause = asked
     head = head_noun(_LIST_IMPERATIVE.sub("Which ", clause))
-    kind, focus, asks_default = _classify_answer(clause, head, bool(_UNSET.search(question)))
+    kind, focus, asks_default = _classify_answer(clause, head, unset)
     if not head and _FILE_NAME.search(clause):  # "what is that archive's file name?"
         return Expectation("identifier", focus, asks_default, "file")
     if _WHAT_PRIORITY.search(clause):  # "what priority does the template have": its value
         return Expectation("number", focus, asks_default, head)
     if not head and _UNTIL_WHEN.search(clause):  # "until when was X inert?": a date
         return Expectation("phrase", focus, asks_default, "date")
+    if not head and _WHEN_PAST.search(asking_part(clause)):  # "when was X done?"
+        return Expectation("phrase", focus, asks_default, WHEN)
     return Expectation(kind, focus, asks_default, head)
+
+
+# "When was Phase 1 done?", "when did the crawler switch?": a past event, told by the
+# date or the release it happened in ("2025-01", "v112"); "when does X stop?" asks for
+# a condition
+_WHEN_PAST = re.compile(r"^\W*when\s+(?:was|were|did)\b", re.IGNORECASE)
+WHEN = "when"  # Expectation.head of a past event's time
 
 
 # "Until when was the channel inert?", "since when …", "by when …": a point in time,

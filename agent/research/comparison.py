@@ -154,8 +154,6 @@ def split_comparison(question: str) -> Comparison | None:
     more = _HOW_MANY_MORE.search(text)
     if more is not None:
         noun = (more["noun"] or "").strip()
-        if noun and _AUXILIARY.fullmatch(more["verb"]):
-            return _done_by_both(noun, more["verb"], more["first"], more["second"])
         first = f"How many {noun} {more['verb']} {more['first']}?".replace("  ", " ")
         return Comparison("difference", first, _side_question(noun, more["second"], True))
     which = _WHICH_IS.search(text)

@@ -49,6 +49,7 @@ from agentcycle.agent.research.explicit_value import (
     counted_predicate,
     counts_only_other_names,
     lists_only_other_items,
+    names_item,
     spelled,
 )
 from agentcycle.agent.research.extract import (
@@ -387,6 +388,8 @@ def _only_others_given(
     if label is not None:
         if lead.span is not None and lead.span.how.startswith(BOUND):
             return False
+        if lead.span is not None and names_item(lead.unit.text, label):
+            return False  # the lead's row is "Phase 1: …", the rows around it other phases
         return any(lists_only_other_items(r.unit.text, label) for r in ranked[:COUNT_SEARCH])
     if expectation.kind != "number":
         return False

@@ -525,6 +525,11 @@ def labelled_item(unit: str, label: tuple[str, str]) -> tuple[str, int] | None:
     return None
 
 
+def names_item(unit: str, label: tuple[str, str]) -> bool:
+    """Whether the unit names the asked numbered item ("Phase 1: Created …")."""
+    return any(m.group(1) == label[1] for m in _items(unit, label[0]))
+
+
 def lists_only_other_items(unit: str, label: tuple[str, str]) -> bool:
     """Whether the unit lists numbered items of the asked kind, but not the asked one:
     Levels 1 to 3 for a question about Level 4."""

@@ -32,6 +32,7 @@ from agentcycle.agent.research.answer_type import (
     ASKS_MAPPED_TARGET,
     MAPPING,
     SETTING_APART,
+    WHEN,
     Expectation,
     asks_a_quantity,
     main_clause,
@@ -282,6 +283,7 @@ def _question_words(question: str) -> tuple[str, tuple[str, ...], frozenset[str]
 _WORD_VALUES = {w: i for i, w in enumerate(
     ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
      "eleven", "twelve"))}  # fmt: skip
+_WORD_NAMES = {str(value): word for word, value in _WORD_VALUES.items() if value > 1}
 _COUNT_AND_NOUN = re.compile(r"(\d+|[a-z]+)\+?\s+([a-z][a-z-]+)")
 
 
@@ -366,6 +368,9 @@ def _in_question(
         rf"(?<![\w.]){re.escape(number.group(1))}(?![\w]|\.\d)", question_norm
     ):  # "reranks the 20 candidates", "… at least 0.70.": the question's own number
         return True
+    spelled = _WORD_NAMES.get(number.group(1)) if number else None
+    if spelled and re.search(rf"\b{spelled}\b", question_norm):
+        return True  # "at least two peaks above what level": its "≥ 2" is no level
     if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
         return True
     own = bare.rsplit(".", 1)[-1].strip("()")  # `graph_nodes._filter_files()` names
@@ -639,6 +644,14 @@ def _value_column(
     return None
 
 
+def _tells_the_asked(explicit: Span, expectation: Expectation, shape: Shape | None) -> bool:
+    """Whether a value a passage states outright answers: asked when something was done,
+    "Phase 1: Created X" tells what was done, and only a date or a release tells when."""
+    if shape is None or expectation.head not in ("date", WHEN):
+        return True
+    return bool(shape(explicit.text))
+
+
 def from_row(row: str, chunk_text: str, question: str, expectation: Expectation) -> Span | None:
     """The answering cell of a table row."""
     raw = cells(row)
@@ -667,9 +680,9 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
         return columned
     counted = asked_unit(question) if expectation.kind == "number" else set()
     explicit = _explicit_span(row, question, expectation, header)
-    if explicit is not None:
-        return explicit
     shape = shape_for(expectation, question)
+    if explicit is not None and _tells_the_asked(explicit, expectation, shape):
+        return explicit
     if shape is not None:
         return _shaped_cell(raw, header, question, expectation, shape)
     named = _head_column(raw, header, expectation)
@@ -1039,6 +1052,8 @@ def _shaped_cell(
     "(upstream model)" beside a variable says which of the row's variables is asked."""
     question_terms = set(content_terms(question))
     clause_terms = term_set(question)
+    if expectation.head == WHEN:  # "when was it done": the Date column says when
+        clause_terms = clause_terms | {"date"}
     question_norm = normalise(question)
     best: tuple[float, int, list[str]] | None = None
     for index, cell in enumerate(raw):
@@ -1614,7 +1629,7 @@ def _from_sentence(
     question_norm, terms, question_terms = _question_words(question)
     shape = shape_for(expectation, question)
     explicit = _explicit_span(unit, question, expectation)
-    if explicit is not None:
+    if explicit is not None and _tells_the_asked(explicit, expectation, shape):
         return explicit
     between = _between_named(unit, question) if expectation.kind != "number" else None
     if between is not None:
@@ -1715,7 +1730,7 @@ def _from_sentence(
     if asks_who(expectation, question):  # "Tom's run … was ignored" for "who set it":
         # where a sentence names a person, not what its capitals or code spans name
         candidates = [(name, at, 0.8) for name, at in people_named(unit)]
-    if expectation.head == "date":  # "until when …": "inert until 2026-08", "May 20, 2026"
+    if expectation.head in ("date", WHEN):  # "until when …": "until 2026-08", "May 20, 2026"
         candidates += [(m.group(0), m.start(), 0.5) for m in DATE.finditer(unit)]
     if expectation.kind == "list":
         counted_list = _enumerated_list(unit, question)
@@ -1947,7 +1962,7 @@ def _unit_joined(unit: str, end: int) -> str:
 _BARE_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # What a bare number counts or measures, right after it: "80 chars", "3 retries", "1 second"
 _UNIT_AFTER = re.compile(
-    r"\s?(%|Å|°|[KMG]B\b|ms\b|px\b|[a-z][a-z-]{1,}s\b|(?:second|minute|hour|day|week|"
+    r"\s?(%|Å|°|σ|[KMG]B\b|ms\b|px\b|[a-z][a-z-]{1,}s\b|(?:sigma|second|minute|hour|day|week|"
     r"month|year|line|cycle|token|word|character|byte|step|call|retry|attempt|time|file|"
     r"sentence|item|run)\b)"
 )
