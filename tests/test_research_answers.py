@@ -4738,3 +4738,44 @@ def test_a_data_file_is_the_value_of_a_parameter_not_its_name() -> None:
     question = "Which mirror parameter is filled in automatically from the fetch output?"
     found = _extracted(unit, question)
     assert found is not None and "seed_file" in found and found != "FETCH.1.pdb"
+
+
+def test_a_scale_is_not_what_one_thing_scores() -> None:
+    """ "How many stage points does a cached page get?": "(0-100 points)" is the scale
+    every page is scored on; `cached=60` is what a cached page gets."""
+    hits = [
+        Evidence(
+            chunk_id="s", file="CRAWL.md", heading="Crawler > Page scoring",
+            text="Each page is scored on **fetch stage** (0-100 points) and **quality** "
+            "(0-100 points).\n\n**Stage scores:** fresh=100, cached=60, stale=20",
+        ),
+    ]  # fmt: skip
+    question = "In the crawler's page scoring, how many fetch-stage points does a cached page get?"
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct.startswith("60")
+
+
+def test_a_table_row_is_read_with_the_line_that_introduces_its_table() -> None:
+    """The row "| `pick` | `first` (default), `last` |" answers "which match does the
+    `pick` field use by default" though the question's other words ("crawl_rules
+    patterns in crawl.yaml") are only in the line introducing the table; a sentence
+    sharing those words but stating no default ranks below it."""
+    text = (
+        "The crawler currently extracts all links by regex-matching page text, either via "
+        "YAML `crawl_rules` patterns in crawl.yaml or hardcoded matchers in matchers.py.\n\n"
+        "**YAML `crawl_rules` pattern conventions** (see `crawl.yaml`):\n\n"
+        "| Field | Values | Usage |\n|---|---|---|\n"
+        "| `pick` | `first` (default), `last` | `last` when a page lists one link per line |\n"
+        "| `follow` | `true` | Follow links found on the page |"
+    )
+    hits = [Evidence(chunk_id="c", file="CRAWL.md", heading="Crawler > Rules", text=text)]
+    question = (
+        "For the crawl_rules patterns in the crawler's crawl.yaml, which match does the "
+        "`pick` field use by default?"
+    )
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct == "first"
+    vocabulary = Vocabulary.from_texts([text, "other words", "more other words"])
+    ranked = rank(question, hits, vocabulary, expect(question), None)
+    lexical = {r.unit.text[:6]: r.features[0] for r in ranked}
+    assert lexical["| `pic"] >= lexical["The cr"]  # the row's words with its lead-in's

@@ -224,6 +224,28 @@ def list_lead_in(unit: str, chunk_text: str) -> str:
     return ""
 
 
+def table_lead_in(unit: str, chunk_text: str) -> str:
+    """The line that introduces the table a row belongs to ("**Pattern conventions**
+    (see `crawl.yaml`):"), or '': a row's cells name their row, the lead-in what the
+    whole table is about."""
+    if not is_table_row(unit):
+        return ""
+    at = unit_offset(unit, chunk_text)
+    if at <= 0:
+        return ""
+    blanks = 0
+    for line in reversed(chunk_text[: chunk_text.rfind("\n", 0, at) + 1].splitlines()):
+        if line.strip().startswith("|"):
+            continue  # the header and the rows above
+        if not line.strip():
+            blanks += 1
+            if blanks > 1:
+                return ""
+            continue
+        return line.strip() if line.strip().strip("*_`").endswith(":") else ""
+    return ""
+
+
 def label_above(unit: str, chunk_text: str) -> str:
     """The bold label line closest above a unit in its chunk (a setting's name in a
     user guide), or ''; labels more than two paragraphs up do not count."""
@@ -241,9 +263,11 @@ def label_above(unit: str, chunk_text: str) -> str:
 
 def context_label(unit: str, chunk_text: str, bold: bool = True) -> str:
     """What names the thing a unit speaks of when the unit itself does not: the bold
-    label above it (`bold`), the block it is indented in, or the lead-in of its list."""
+    label above it (`bold`), the block it is indented in, or the lead-in of its list
+    or table."""
     return (
         (label_above(unit, chunk_text) if bold else "")
         or enclosing_line(unit, chunk_text)
         or list_lead_in(unit, chunk_text)
+        or table_lead_in(unit, chunk_text)
     )

@@ -168,7 +168,8 @@ def rank(
             lexical = max(lexical, 0.9 * coverage(terms, f"{label}\n{unit.text}", vocabulary))
         if is_table_row(unit.text):  # a row means what its header says: count the header
             header = " ".join(header_for(unit.text, unit.evidence.table_text))
-            lexical = max(lexical, coverage(terms, f"{header}\n{unit.text}", vocabulary))
+            said = f"{label}\n{header}\n{unit.text}"  # and the line introducing its table
+            lexical = max(lexical, coverage(terms, said, vocabulary))
         fit = span.score if span else 0.0
         if _states_answer(span, expectation, question) or _looked_up(span, unit, question):
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)

@@ -405,6 +405,7 @@ def _anchors(unit: str, terms: Sequence[str]) -> list[int]:
 # "computes coverage_score (0-1)", "a 0–100 scale": the range a score is measured on, not
 # a value it takes, unless the question asks for the range
 _UNIT_SCALE = re.compile(r"0\s*[-–]\s*(?:1|1\.0|100)")
+_SCALE_SPAN = re.compile(rf"{_UNIT_SCALE.pattern}(?![\d.])")  # "0-100 points", not "0-10"
 _ASKS_SCALE = re.compile(r"\b(?:range|scale)\b", re.IGNORECASE)
 # A range written whole: "0.5 < v < 20.0", "1 ≤ n ≤ 30", "between 2 and 8", "10–30"
 _RANGE = re.compile(
@@ -458,7 +459,7 @@ def _candidates(
                 continue
             if not lines and _LINE_BEFORE.search(unit, 0, m.start()):
                 continue
-            if not scale and _UNIT_SCALE.fullmatch(m.group(0).strip()):  # "score (0-1)"
+            if not scale and _SCALE_SPAN.match(m.group(0).strip()):  # "score (0-1)"
                 continue
             found.append((m.group(0).strip(), m.start(), 1.0))
         for m in VERSION_TOKEN.finditer(unit):  # "v114": the answer when a version is asked
@@ -1005,6 +1006,8 @@ def _explicit_span(
         if counts_unit(unit, at, text, nouns)
         and not _in_question(text, question_norm, question_terms)
         and not count_of_another_name(unit, at, question)
+        # "scored on processing stage (0-100 points)": the scale, not what a thing gets
+        and (not _SCALE_SPAN.match(text) or _ASKS_SCALE.search(question))
     ]
     if not counts:
         return None
