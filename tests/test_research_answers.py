@@ -4779,3 +4779,29 @@ def test_a_table_row_is_read_with_the_line_that_introduces_its_table() -> None:
     ranked = rank(question, hits, vocabulary, expect(question), None)
     lexical = {r.unit.text[:6]: r.features[0] for r in ranked}
     assert lexical["| `pic"] >= lexical["The cr"]  # the row's words with its lead-in's
+
+
+def test_an_endpoint_is_named_by_its_section_heading_not_a_word_below_it() -> None:
+    """ "Which mirror endpoint streams the crawl's progress?": "streams" is the verb, the
+    endpoint the noun asked for; under "POST `/api/crawl/stream`" the sentence "Server-Sent
+    Events for real-time updates" names it by its heading, not by "real-time"."""
+    question = "Which mirror endpoint streams the crawl's progress to the client as events?"
+    assert expect(question).head == "endpoint"
+    hits = [
+        Evidence(
+            chunk_id="e", file="MIRROR.md",
+            heading="Mirror > API Endpoints > POST `/api/crawl/stream`",
+            text="Server-Sent Events for real-time updates of the crawl's progress.",
+        ),
+    ]  # fmt: skip
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct == "POST /api/crawl/stream"
+
+
+def test_values_in_brackets_after_the_asked_noun_answer_which_of_them() -> None:
+    """ "detect language (de/fr)" answers "which languages does it detect"; a remark in
+    brackets ("(see below)") or a condition ("(score >= 0.9)") names no values."""
+    question = "Which languages does the crawler's intake step detect when it starts?"
+    unit = "1. **intake**: Start the crawl, detect language (de/fr)"
+    assert _extracted(unit, question) == "de/fr"
+    assert _extracted("1. **intake**: detect language (see below)", question) != "see below"

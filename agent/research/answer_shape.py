@@ -134,6 +134,9 @@ def asks_who(expectation: Expectation, question: str) -> bool:
     return expectation.kind == "name" and _ASKS_WHO.search(main_clause(question)) is not None
 
 
+_ENDPOINT = re.compile(r"(?:(?:GET|POST|PUT|PATCH|DELETE)\s+)?`?(?:https?://\S+|/[\w/{}:.-]*)`?")
+
+
 def _date_or_version(text: str) -> bool:
     bare = text.strip(" `*")
     return bool(DATE.fullmatch(bare) or VERSION_TOKEN.fullmatch(bare))
@@ -240,6 +243,8 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _punctuation_word  # "which punctuation character": semicolons, not "non-space"
     if head == "mark" and re.search(r"\bmarkers?\b", clause, re.I):
         return _every(_MARKER)  # "which log marker": [DIRECTIVE_CORRECTION]
+    if head in {"endpoint", "rout", "url"}:  # "which endpoint": POST /api/run, not "real-time"
+        return _ENDPOINT.fullmatch
     if head == "date":  # "on what date": 2026-05-20, 20 May 2026, May 20, 2026
         return DATE.fullmatch
     if head == WHEN:  # "when was it done": a date or the release it came in

@@ -681,6 +681,7 @@ def _verb_before_object(word: str, following: list[str]) -> bool:
 
 
 _NOT_PLURAL_ENDINGS = ("ss", "is", "us")  # "analysis", "status", "access": no -s form
+_THIRD_PERSON = re.compile(r"[a-z]{2,}[^su'’]s")  # "treats", "keeps": not "progress", "agent's"
 
 
 def _verb_by_agreement(noun: str, word: str, following: list[str]) -> bool:
@@ -694,6 +695,9 @@ def _verb_by_agreement(noun: str, word: str, following: list[str]) -> bool:
     after = following[0].strip("?,.;:()'\"").lower()
     if after in {"that", "whether"}:
         return True  # "which test file *checks* that …"
+    if after in {"the", "a", "an"}:  # "which endpoint *streams* the agent's progress",
+        # unless a verb of its own follows: "which file *extensions* the crawler treats"
+        return not any(_THIRD_PERSON.fullmatch(w.strip("?,.;:()'\"")) for w in following[1:])
     return bool(after) and after not in _VERBS and after not in STOPWORDS
 
 
@@ -864,7 +868,7 @@ def head_noun(clause: str) -> str:
             break
         if phrase and _verb_before_object(bare, words[index + 1 : index + 2]):
             break  # "which rule *strips* every key": the rule is asked for
-        if phrase and _verb_by_agreement(phrase[-1], bare, words[index + 1 : index + 2]):
+        if phrase and _verb_by_agreement(phrase[-1], bare, words[index + 1 : index + 8]):
             break  # "which endpoint *streams* real-time updates": the endpoint is asked for
         if phrase and _participle(bare):
             break  # "which version *introduced* X": a verb in the past

@@ -54,6 +54,7 @@ from agentcycle.agent.research.explicit_value import (
 )
 from agentcycle.agent.research.extract import (
     COUNTED_LIST,
+    HEADED,
     NAMED_BY_ASKED_NOUN,
     NAMED_COLUMN,
     TAKEN,
@@ -153,13 +154,14 @@ def rank(
     embedded = [_with_enclosing(u) for u in top]
     sims = similarities(probe, embedded) if similarities and top else []
     ranked = []
+    shape = shape_for(expectation, question)
     for index, unit in enumerate(scored):
         span = extract(unit.text, unit.evidence.table_text, question, expectation, exclude)
         # "Server-Sent Events …" under "API Endpoints > POST /api/…"
         headed = from_heading(unit.evidence.heading, expectation, question)
         sim = sims[index] if index < len(sims) else 0.0
         lexical = unit.score
-        if heading_answers(headed, span):
+        if heading_answers(headed, span) or _shaped_instead(headed, span, shape):
             span = headed  # the heading states it: its words count as the unit's own
             section = unit.evidence.heading.rsplit(" > ", 1)[-1]
             lexical = max(lexical, coverage(terms, f"{section}\n{unit.text}", vocabulary))
@@ -181,6 +183,15 @@ def rank(
             score *= EARLIER_STATE  # "Before v120, X was in a.py" for "where does v120 put X"
         ranked.append(Ranked(unit, score, span, features))
     return sorted(ranked, key=lambda r: r.score, reverse=True)
+
+
+def _shaped_instead(headed: Span | None, span: Span | None, shape: Shape | None) -> bool:
+    """Whether the section's name has the asked form where the unit's own span has not:
+    under "POST `/api/run`", "Server-Sent Events for real-time updates" names the
+    endpoint by its heading, not by "real-time"."""
+    if headed is None or span is None or shape is None:
+        return False
+    return headed.how == HEADED and shape(headed.text) and not shape(span.text)
 
 
 _BEFORE = r"\b(?:before|prior to|until|pre-?)\s*"

@@ -1297,6 +1297,27 @@ NAMED_BY_HEAD = 0.7  # added to a candidate the asked noun names ("the `PLAN` no
 _CLASSIFIER_HEADS = frozenset({"type", "kind", "sort", "variety"})
 
 
+_NOUN_THEN_BRACKETS = re.compile(r"\b([A-Za-z]+)\s*\(([^()\n]{1,40})\)")
+
+
+def _values_after_noun(unit: str, head: str) -> list[tuple[str, int, float]]:
+    """What brackets right after the asked noun hold: "detect language (de/en)"
+    answers "which languages does it detect" with "de/en"."""
+    return [
+        (match.group(2).strip(), match.start(2), 1.0)
+        for match in _NOUN_THEN_BRACKETS.finditer(unit)
+        if stem(match.group(1).lower()) == head and not _ASIDE.match(match.group(2))
+    ]
+
+
+# "(see below)", "(default)", "(in seconds)", "(optional)": a remark, not values
+_ASIDE = re.compile(
+    r"\s*(?:see|default|in|for|optional|required|if|when|e\.g\.|i\.e\.|etc|only|not)\b|"
+    r"(?:\S+\s+){5,}|.*[<>=]",
+    re.IGNORECASE,
+)
+
+
 def _head_modifier_words(unit: str, head: str) -> list[tuple[str, int, float]]:
     """Plain words right before the asked noun, with it, as candidates: "Check
     *comparison keywords* first" answers "which keywords are checked first", "Compute
@@ -1721,6 +1742,16 @@ def _from_sentence(
         ]
         candidates += [(text, at, 1.0) for at, text in bound_here.items()]
     if expectation.head and kind != "number":
+        # "which languages": plain values (a code name is asked by its own form); the
+        # brackets after "the `_seed` set" hold its members, not what "which set" asks
+        plural = re.search(rf"\b{re.escape(expectation.head)}\w*s\b", question_norm)
+        bracketed = (
+            _values_after_noun(unit, expectation.head)
+            if kind in ("phrase", "list") and plural
+            else []
+        )
+        if bracketed and not _in_question(bracketed[0][0], question_norm, question_terms):
+            return Span(bracketed[0][0], 0.9, f"in brackets, {NAMED_BY_ASKED_NOUN}")
         candidates += _head_modifier_words(unit, expectation.head)
         if expectation.head in _CLASSIFIER_HEADS:  # "which residue type": "Met residues"
             for modifier in modifiers:  # named by the asked noun: above an unnamed code span
