@@ -4805,3 +4805,28 @@ def test_values_in_brackets_after_the_asked_noun_answer_which_of_them() -> None:
     unit = "1. **intake**: Start the crawl, detect language (de/fr)"
     assert _extracted(unit, question) == "de/fr"
     assert _extracted("1. **intake**: detect language (see below)", question) != "see below"
+
+
+def test_numbered_items_count_how_many_there_are() -> None:
+    """ "How many modes …": "Mode 1: …, Mode 2: …, Mode 3: …" sets out three, though no
+    number in it counts them; a gap in the numbering counts nothing."""
+    question = "How many modes of crawling do the crawler's updated prompts describe?"
+    unit = "Updated prompts on crawl modes (Mode 1: fetch only, Mode 2: parse, Mode 3: mirror)"
+    assert _extracted(unit, question) == "3"
+    gapped = "Crawl modes (Mode 1: fetch only, Mode 3: mirror)"
+    assert _extracted(gapped, question) != "2"
+
+
+def test_a_value_accepted_as_an_alias_is_a_word_not_a_count() -> None:
+    """ "What other value does the speed setting accept as an alias for fast?": a word
+    (`quick`), not the "3" of "(3 speeds total)" beside it."""
+    question = "What other value does the crawler's speed setting accept as an alias for fast?"
+    assert expect(question).kind == "identifier"
+    hits = [
+        Evidence(
+            chunk_id="a", file="CRAWL.md", heading="Crawler > Speed",
+            text="Note: `quick` is accepted as an alias for `fast` (3 speeds total).",
+        ),
+    ]  # fmt: skip
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct.split()[0] == "quick"

@@ -1065,6 +1065,10 @@ _LINES_OF_A_FILE = re.compile(
 )
 
 
+# a value accepted in place of another is a word, not a number
+_ALIAS = re.compile(r"\b(?:alias|aliases|synonyms?|alternative spellings?)\b", re.IGNORECASE)
+
+
 def _classify_answer(
     clause: str, head: str, unset: bool = False
 ) -> tuple[AnswerType, list[str], bool]:
@@ -1089,6 +1093,8 @@ def _classify_answer(
         return "list", focus, asks_default
     if asks_default and not _STRONG_NUMBER_Q.search(clause):
         return "default", focus, True  # a default may be a name or a value
+    if _ALIAS.search(clause) and not _STRONG_NUMBER_Q.search(clause):
+        return "identifier", focus, asks_default  # "what value … as an alias for verbose"
     if (
         _NUMBER_Q.search(clause)
         and not _names_a_thing(clause, head)

@@ -515,6 +515,18 @@ def _items(unit: str, word: str) -> list[re.Match[str]]:
     return list(re.finditer(pattern, unit, re.IGNORECASE))
 
 
+def numbered_items_count(unit: str, nouns: AbstractSet[str]) -> str | None:
+    """How many numbered items of an asked noun a unit sets out, numbered from 1 without
+    a gap ("Level 1: counting, Level 2: …, Level 3: …" for "how many levels"), or None."""
+    for word in {match.group(1) for match in re.finditer(r"\b([A-Za-z]{3,})\s+1\s*[:=–—]", unit)}:
+        if not {stem(word.lower()), stem(f"{word.lower()}s")} & nouns:  # "Mode" of "modes"
+            continue
+        numbers = sorted({int(m.group(1)) for m in _items(unit, word)})
+        if len(numbers) >= 2 and numbers == list(range(1, len(numbers) + 1)):
+            return str(len(numbers))
+    return None
+
+
 def labelled_item(unit: str, label: tuple[str, str]) -> tuple[str, int] | None:
     """What the unit says of the asked item: "basic morphology" for Level 2 in
     "(Level 1: counting, Level 2: basic morphology, Level 3: ...)"."""

@@ -53,6 +53,7 @@ from agentcycle.agent.research.explicit_value import (
     counts_another_noun,
     counts_unit,
     labelled_item,
+    numbered_items_count,
     values_bound_to_question_names,
 )
 from agentcycle.agent.research.listed_owner import listed_owner
@@ -995,6 +996,9 @@ def _explicit_span(
     if length is not None and not _in_question(length, question_norm, question_terms):
         return Span(length, 0.95, f"{BOUND} the asked thing, as its length")
     nouns = asked_unit(question) if expectation.kind == "number" else set()
+    numbered = numbered_items_count(unit, nouns) if nouns else None
+    if numbered is not None:  # "Level 1: …, Level 2: …, Level 3: …" for "how many levels"
+        return Span(numbered, 0.95, f"{COUNTED}, its numbered items")
     for match in _FOR_CASE.finditer(unit) if nouns else ():
         if _for_asked_case(match, question_terms):  # "vs 4 for simple"
             return Span(match.group(1), 0.95, f"{COUNTED}, given for the asked case")
