@@ -4830,3 +4830,20 @@ def test_a_value_accepted_as_an_alias_is_a_word_not_a_count() -> None:
     ]  # fmt: skip
     composed = _composed_over(question, hits, "other words", "more other words")
     assert composed is not None and composed.direct.split()[0] == "quick"
+
+
+def test_what_a_step_sets_a_name_to_is_its_bound_value_even_a_number() -> None:
+    """ "What does the intake step set crawl_round to?": the value bound to the name,
+    `0` — a number answers, though the question is no "how many"."""
+    question = "What does the crawler's intake step set crawl_round to?"
+    assert expect(question).kind == "default"
+    unit = "   - Sets `crawl_active=True`, `crawl_round=0`"
+    assert _extracted(unit, question) == "0"
+
+
+def test_a_range_up_to_the_questions_own_number_is_its_scale() -> None:
+    """ "At what page size does the crawler award the full 30-point size bonus?": the
+    "(0-30 pts)" the passage gives is the bonus's scale, which the question already
+    states, not a page size."""
+    question = "At what page size does the crawler award the full 30-point size bonus?"
+    assert _extracted("Plus size bonus (0-30 pts).", question) is None

@@ -970,9 +970,17 @@ def expect(question: str) -> Expectation:
         return Expectation("number", focus, asks_default, head)
     if not head and _UNTIL_WHEN.search(clause):  # "until when was X inert?": a date
         return Expectation("phrase", focus, asks_default, "date")
+    if not head and _SET_TO.search(clause):  # "what does it set hitl_iteration to?":
+        return Expectation("default", focus, asks_default, head)  # a value of any form
     if not head and _WHEN_PAST.search(asking_part(clause)):  # "when was X done?"
         return Expectation("phrase", focus, asks_default, WHEN)
     return Expectation(kind, focus, asks_default, head)
+
+
+# "What does that node set hitl_iteration to?", "what is MAX_X set to": the value bound
+# to a setting, a number as well as a name
+_SET_TO = re.compile(r"\bwhat\b[^?]*\bset\s+`?[\w.]+`?\s+to\s*\??$|\bwhat\b[^?]*\bset\s+to\s*\??$",
+                     re.IGNORECASE)  # fmt: skip
 
 
 # "When was Phase 1 done?", "when did the crawler switch?": a past event, told by the

@@ -369,6 +369,9 @@ def _in_question(
         rf"(?<![\w.]){re.escape(number.group(1))}(?![\w]|\.\d)", question_norm
     ):  # "reranks the 20 candidates", "… at least 0.70.": the question's own number
         return True
+    bounds = re.fullmatch(r"[~≈]?0\s*[-–]\s*(\d+(?:\.\d+)?)\b.*", bare)
+    if bounds and re.search(rf"(?<![\w.]){re.escape(bounds.group(1))}(?![\w]|\.\d)", question_norm):
+        return True  # "(0-30 pts)" for "the full 30-point bonus": the question's own scale
     spelled = _WORD_NAMES.get(number.group(1)) if number else None
     if spelled and re.search(rf"\b{spelled}\b", question_norm):
         return True  # "at least two peaks above what level": its "≥ 2" is no level
@@ -648,8 +651,9 @@ def _value_column(
 
 def _tells_the_asked(explicit: Span, expectation: Expectation, shape: Shape | None) -> bool:
     """Whether a value a passage states outright answers: asked when something was done,
-    "Phase 1: Created X" tells what was done, and only a date or a release tells when."""
-    if shape is None or expectation.head not in ("date", WHEN):
+    "Phase 1: Created X" tells what was done, and only a date or a release tells when;
+    asked which file, `dry_run: xray_basic` gives a scenario, not the file."""
+    if shape is None or expectation.head not in ("date", WHEN, "file", "endpoint"):
         return True
     return bool(shape(explicit.text))
 
@@ -2128,7 +2132,9 @@ def extract(
             continue
         if expectation.head and not numeric and _NUMBER.fullmatch(found[0]):
             continue  # "in which node is that target checked": its 0.70 names no node
-        return Span(found[0], 0.95, f"{BOUND} {bridge}")
+        bound = Span(found[0], 0.95, f"{BOUND} {bridge}")
+        if _tells_the_asked(bound, expectation, shape_for(expectation, question)):
+            return bound
     titled = _titled_name(unit, expectation)
     if titled is not None and titled.lower() not in exclude:
         return _less_the_named(Span(titled, 1.0, TITLED_NAME), question)
