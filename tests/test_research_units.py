@@ -866,3 +866,16 @@ def test_mc_option_that_is_a_yaml_key_is_described_by_its_block() -> None:
     scores, reasons = score_options(question, choices, units, vocabulary, passages=[CRAWL_YAML])
     assert not plain["B"].startswith("its own description")
     assert select(scores, negated=False) == "B" and reasons["B"].startswith("its own description")
+
+
+def test_mc_the_option_bound_to_the_questions_number_is_whose_it_is() -> None:
+    """ "Which kind of page gets a stage score of 90?": `cached=90` binds the option to
+    the number the question gives; the other options are bound to other numbers in the
+    same line, and a longer option sharing the question's words does not win."""
+    text = "**Page stage scores:** fresh_full_page=100, cached=90, stale_page=80, full_page=50"
+    question = "In the crawler's page scoring, which kind of page gets a stage score of 90?"
+    units, vocabulary = _one_passage_units(text, question, ["the crawler fetches pages"])
+    choices = {"A": "fresh_full_page", "B": "stale_page", "C": "full_page", "D": "cached"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "D"
+    assert reasons["D"].startswith("bound to the question's value")

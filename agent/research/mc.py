@@ -43,6 +43,9 @@ BARE_NUMBER = 0.85  # weight of "120" found alone as support for the option "120
 ANSWERED = 0.5  # the option the open answer names: its span was extracted for the question
 ORDERED = 0.5  # the option a passage numbers highest (lowest) when that is what is asked
 BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writes
+# the one option a passage binds to the number the question writes ("sharpened=90"): as
+# sure as a stated fact, above an open answer read without the options
+BOUND_VALUE = 0.6
 DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
 NAMED_CELL = 1.0  # the option a table row holds under the column the question names
 NAMED_CELL_ROWS = 5  # the question's best units read for it
@@ -320,6 +323,8 @@ def score_options(
     if not expectation.asks_default:
         for letter in _bound_options(terms, choices, unit_texts[:BOUND_UNITS]):
             _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
+    for letter in _options_bound_to_value(objective, choices, unit_texts[:BOUND_UNITS]):
+        _credit(scores, reasons, letter, BOUND_VALUE, "bound to the question's value")
     headed = [(unit.text, unit.evidence.heading.rsplit(">", 1)[-1]) for unit in units]
     # a YAML key glosses its option with the block under it ("sad_phasing:" over its
     # `applicable_when:` lines), which the line-by-line units split apart
@@ -442,6 +447,30 @@ def _bound_options(terms: list[str], choices: dict[str, str], texts: list[str]) 
     # "sharpened=90, full_map=50" for "a sharpened map": the one name written whole
     whole = [letter for letter, share in shares.items() if share == 1.0]
     return whole if len(whole) == 1 else []
+
+
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)")
+
+
+def _options_bound_to_value(
+    question: str, choices: dict[str, str], texts: list[str]
+) -> list[str]:
+    """The letter of the one option a text binds to a number the question writes
+    ("sharpened=90" for "which kind of map gets a stage score of 90"), or none: the
+    question gives the value and asks whose it is."""
+    numbers = set(_WRITTEN_NUMBER.findall(question))
+    if not numbers:
+        return []
+    values = "|".join(re.escape(n) for n in sorted(numbers))
+    bound = []
+    for letter, option in choices.items():
+        name = re.escape(option.strip().strip("`"))
+        pattern = re.compile(
+            rf"(?<![\w.]){name}`?\*{{0,2}}\s*(?:=|:)\s*`?(?:{values})(?![\w]|\.\d)"
+        )
+        if any(pattern.search(text) for text in texts):
+            bound.append(letter)
+    return bound if len(bound) == 1 else []
 
 
 _WH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\b", re.IGNORECASE)
