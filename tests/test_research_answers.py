@@ -4847,3 +4847,13 @@ def test_a_range_up_to_the_questions_own_number_is_its_scale() -> None:
     states, not a page size."""
     question = "At what page size does the crawler award the full 30-point size bonus?"
     assert _extracted("Plus size bonus (0-30 pts).", question) is None
+
+
+def test_falling_back_to_a_default_thing_asks_for_no_default() -> None:
+    """ "… before falling back to a default parser?": "a default parser" is a thing of
+    that name; the question asks which formats, a list, not a default value."""
+    expected = expect(
+        "If the crawler cannot read a page as HTML, which other formats can it still parse "
+        "before falling back to a default parser?"
+    )
+    assert not expected.asks_default and expected.kind == "list"

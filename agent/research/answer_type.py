@@ -103,7 +103,8 @@ _NAME_Q = re.compile(
 )
 _LIST_Q = re.compile(
     r"\b(which|what) (\S+ ){0,3}(files|programs|extensions|names|flags|tools|"
-    r"models|keywords|types|categories|checks|values|steps|fields)\b(?!\.\w).*\b(are|does|do|"
+    r"models|keywords|types|categories|checks|values|steps|fields|formats|languages|"
+    r"strategies|modes)\b(?!\.\w).*\b(are|does|do|"
     r"accept|list|include|contain|prefer|require|use|need|share|can|could|must|should|may)\b"
     r"|^list\b|\blist (all|the|every)\b"
     # "into which four intents", "what three stages": a count of plural things is a list
@@ -1086,7 +1087,8 @@ def _classify_answer(
     # "the provider that the GUI uses by default": the default names another thing
     own = re.sub(DEFAULT_CLAUSE, " ", clause, flags=re.IGNORECASE)
     asks_default = unset or (
-        bool(re.search(r"(?<!\bthat )(?<!\bthis )\bdefault\b", own, re.IGNORECASE))
+        # "falls back to *a default* plan": a thing of that name, not a default asked for
+        bool(re.search(r"(?<!\bthat )(?<!\bthis )(?<!\ba )\bdefault\b", own, re.IGNORECASE))
         and not ASKS_MAPPED_TARGET.search(clause)
     )
     yes_no = _YES_NO.match(clause)
