@@ -4857,3 +4857,15 @@ def test_falling_back_to_a_default_thing_asks_for_no_default() -> None:
         "before falling back to a default parser?"
     )
     assert not expected.asks_default and expected.kind == "list"
+
+
+def test_do_a_and_b_make_the_same_number_asks_how_many_each_makes() -> None:
+    question = (
+        "Do the crawler's intake step and the mirror's rewrite step produce the same number "
+        "of search queries each time?"
+    )
+    assert split_comparison(question) == Comparison(
+        "same",
+        "How many search queries does the crawler's intake step produce?",
+        "How many search queries does the mirror's rewrite step produce?",
+    )

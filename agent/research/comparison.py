@@ -99,6 +99,13 @@ _SAME_AS = re.compile(
     r"setting))?\s+as|equal\s+to|identical\s+to)\s+(?P<second>[^?]+?)\s*\??\s*$",
     re.IGNORECASE,
 )
+# "do A and B produce the same number of search queries each time?": how many each does
+_BOTH_THE_SAME = re.compile(
+    r"^\s*(?:do|did|will|would)\s+(?P<first>.+?)\s+and\s+(?P<second>.+?)\s+(?P<verb>[a-z]+)\s+"
+    r"the\s+same\s+(?:number|count|amount)\s+of\s+(?P<noun>[^?]+?)"
+    r"(?:\s+(?:each|every|per)\s+\w+)?\s*\??\s*$",
+    re.IGNORECASE,
+)
 # "does A use more LLM calls than B's limit?", "is A's threshold higher than B's?": a
 # yes or no, with both values
 _DOES_MORE_THAN = re.compile(
@@ -393,6 +400,11 @@ def _side_by_side(text: str) -> Comparison | None:
             _side_question("", higher["first"]),
             _side_question("", higher["second"]),
         )
+    both_same = _BOTH_THE_SAME.search(text)
+    if both_same is not None:  # "do A and B produce the same number of queries?"
+        noun, verb = both_same["noun"].strip(), both_same["verb"]
+        sides = (both_same["first"].strip(), both_same["second"].strip())
+        return Comparison("same", *(f"How many {noun} does {side} {verb}?" for side in sides))
     same = _SAME_AS.search(text)
     if same is not None:
         return Comparison(
