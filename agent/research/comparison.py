@@ -203,18 +203,14 @@ def _done_by_both(noun: str, auxiliary: str, first: str, second: str) -> Compari
     side is a number written out ("… take than 60 s")."""
     if _LITERAL.match(second):
         return None
-    second = second.strip()
+    first, second = first.strip(), second.strip()
+    asked_first = f"How many {noun} {auxiliary} {first}?"
     if _NAMES_A_QUANTITY.search(second):  # "… than the number of types B extracts"
-        return Comparison("difference", f"How many {noun} {auxiliary} {first.strip()}?",
-                          _what_is(second))  # fmt: skip
-    verb = _LAST_WORD.search(first.strip())
+        return Comparison("difference", asked_first, _what_is(second))
+    verb = _LAST_WORD.search(first)
     if verb is not None and not second.lower().endswith(f" {verb['word'].lower()}"):
         second = f"{second} {verb['word']}"
-    return Comparison(
-        "difference",
-        f"How many {noun} {auxiliary} {first.strip()}?",
-        f"How many {noun} {auxiliary} {_lowered(second)}?",
-    )
+    return Comparison("difference", asked_first, f"How many {noun} {auxiliary} {_lowered(second)}?")
 
 
 # "… Which allows more?", "What are the two caps, and which is higher?": a choice whose
