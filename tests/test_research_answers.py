@@ -4869,3 +4869,10 @@ def test_do_a_and_b_make_the_same_number_asks_how_many_each_makes() -> None:
         "How many search queries does the crawler's intake step produce?",
         "How many search queries does the mirror's rewrite step produce?",
     )
+
+
+def test_a_count_out_of_a_total_keeps_its_total() -> None:
+    """ "It always passed (8/8 traces)": asked in how many runs it passed, "8/8" says
+    all of them, where "8" alone does not; a date's slashes are no total."""
+    assert with_unit("8", "The check was removed (it always passed, 8/8 traces).") == "8/8"
+    assert with_unit("3", "Released 3/4/2026 to the mirrors.") == "3"

@@ -2008,6 +2008,7 @@ _UNIT_AFTER = re.compile(
     r"month|year|line|cycle|token|word|character|byte|step|call|retry|attempt|time|file|"
     r"sentence|item|run)\b)"
 )
+_OUT_OF = re.compile(r"/\d+(?![\w./])")  # "8/8": a count out of a total
 _NO_UNITS = frozenset({"is", "was", "has", "does", "its", "as", "us", "yes", "always", "less"})
 
 
@@ -2018,6 +2019,9 @@ def with_unit(number: str, unit: str) -> str:
     if not _BARE_NUMBER.fullmatch(number):
         return number
     at = re.search(rf"(?<![\w.]){re.escape(number)}(?!\w|[.,]\d)", unit)
+    out_of = _OUT_OF.match(unit, at.end()) if at else None
+    if out_of is not None:  # "it always passed (8/8 traces)": 8 of 8, not 8
+        return f"{number}{out_of.group(0)}"
     after = _UNIT_AFTER.match(unit, at.end()) if at else None
     if after is None or after.group(1) in STOPWORDS or after.group(1) in _NO_UNITS:
         return _column_counted(number, unit)
