@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from agentcycle.agent.research.text import LIST_ITEM, indent_of
 
@@ -207,6 +207,29 @@ def list_lead_in(unit: str, chunk_text: str) -> str:
     the lead-in names ("- Include only if score > 0.6"), and seldom names it again."""
     if not LIST_ITEM.match(unit):
         return ""
+    return _lead_in(unit, chunk_text, _in_list, loose=True)
+
+
+def _in_list(line: str) -> bool:
+    """An earlier item of the same list, or an item's second line."""
+    return bool(LIST_ITEM.match(line)) or indent_of(line) > 0
+
+
+def table_lead_in(unit: str, chunk_text: str) -> str:
+    """The line that introduces the table a row belongs to ("**Pattern conventions**
+    (see `crawl.yaml`):"), or '': a row's cells name their row, the lead-in what the
+    whole table is about."""
+    if not is_table_row(unit):
+        return ""
+    # the header and the rows above; a table's rows are never spaced by blank lines
+    return _lead_in(unit, chunk_text, lambda line: line.strip().startswith("|"), loose=False)
+
+
+def _lead_in(unit: str, chunk_text: str, in_block: Callable[[str], bool], loose: bool) -> str:
+    """The line ending in ':' right above the block that holds the unit (`in_block`
+    says which lines above it still belong to the block), or '' past a paragraph break:
+    a second blank line on the way up. In a `loose` block (a list whose items are spaced
+    by blank lines) each line of the block starts the count again."""
     at = unit_offset(unit, chunk_text)
     if at <= 0:
         return ""
@@ -217,30 +240,9 @@ def list_lead_in(unit: str, chunk_text: str) -> str:
             if blanks > 1:  # a paragraph break, not a loose list's spacing
                 return ""
             continue
-        blanks = 0
-        if LIST_ITEM.match(line) or indent_of(line) > 0:
-            continue  # an earlier item of the same list, or an item's second line
-        return line.strip() if line.strip().strip("*_`").endswith(":") else ""
-    return ""
-
-
-def table_lead_in(unit: str, chunk_text: str) -> str:
-    """The line that introduces the table a row belongs to ("**Pattern conventions**
-    (see `crawl.yaml`):"), or '': a row's cells name their row, the lead-in what the
-    whole table is about."""
-    if not is_table_row(unit):
-        return ""
-    at = unit_offset(unit, chunk_text)
-    if at <= 0:
-        return ""
-    blanks = 0
-    for line in reversed(chunk_text[: chunk_text.rfind("\n", 0, at) + 1].splitlines()):
-        if line.strip().startswith("|"):
-            continue  # the header and the rows above
-        if not line.strip():
-            blanks += 1
-            if blanks > 1:
-                return ""
+        if in_block(line):
+            if loose:
+                blanks = 0
             continue
         return line.strip() if line.strip().strip("*_`").endswith(":") else ""
     return ""

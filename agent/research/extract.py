@@ -408,8 +408,7 @@ def _anchors(unit: str, terms: Sequence[str]) -> list[int]:
 
 # "computes coverage_score (0-1)", "a 0–100 scale": the range a score is measured on, not
 # a value it takes, unless the question asks for the range
-_UNIT_SCALE = re.compile(r"0\s*[-–]\s*(?:1|1\.0|100)")
-_SCALE_SPAN = re.compile(rf"{_UNIT_SCALE.pattern}(?![\d.])")  # "0-100 points", not "0-10"
+_SCALE_SPAN = re.compile(r"0\s*[-–]\s*(?:1|1\.0|100)(?![\d.])")  # "0-100 points", not "0-10"
 _ASKS_SCALE = re.compile(r"\b(?:range|scale)\b", re.IGNORECASE)
 # A range written whole: "0.5 < v < 20.0", "1 ≤ n ≤ 30", "between 2 and 8", "10–30"
 _RANGE = re.compile(
