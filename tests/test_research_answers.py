@@ -861,6 +861,12 @@ def test_key_entities_must_be_named_by_the_cited_passages() -> None:
     elsewhere = intro.model_copy(update={"chunk_id": "d", "file": "other.md"})
     assert missing_entities(question, [other], [other, intro]) == []
     assert missing_entities(question, [other], [other, elsewhere]) == ["DocuChat", "3.5"]
+    # a release number is named by its usual spelling, "v" and all, and by no longer one
+    released = "Before version 2.1, what was the crawler's default mode?"
+    row = Evidence(chunk_id="e", file="notes.md", text="| v2.1 | default mode: full |")
+    assert missing_entities(released, [row]) == []
+    later = row.model_copy(update={"text": "| v12.1 | default mode: full |"})
+    assert missing_entities(released, [later]) == ["2.1"]
     question = "What is the default value of the ACME_EMBED_MODEL variable?"
     assert unstated_constants(question, ["ACME_EMBED_MODEL defaults to m-2"]) == []
     assert unstated_constants(question, ["| `ACME_EMBED_MODEL` | m-2 |"]) == []
@@ -1096,6 +1102,31 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             RELEASE_NOTE,
             "What was the crawl_mode changed from in release 2.1?", "shallow",
             id="changed-from"),
+        pytest.param(
+            RELEASE_NOTE,
+            "Since release 2.1, what is the default crawl_mode?", "full",
+            id="since-a-release-is-the-new-value"),
+        pytest.param(
+            "Release 2.1: default `crawl_mode` changed from `full` to `shallow`.",
+            "Before release 2.1, what was the default crawl_mode?", "full",
+            id="before-a-release-is-the-old-value"),
+        pytest.param(
+            "Cycle 3: fetch_mirror — no page fetched (HTTP >= 500), retrying later",
+            "In the log example of a failed mirror fetch, what HTTP condition is given as "
+            "the reason?", "HTTP >= 500", id="a-condition-is-the-comparison-it-names"),
+        pytest.param(
+            "**Q4**: `page_rank` is a float (rounded on display only)",
+            "What data type does the crawler's scorer use for page_rank?", "float",
+            id="a-data-type-is-the-one-given-the-identifier"),
+        pytest.param(
+            "the crawl log showed duplicated headers (41.5% of pages) and a charset gap.",
+            "What share of pages had duplicated headers in the crawl log?", "41.5%",
+            id="a-share-is-a-quantity"),
+        pytest.param(
+            "At the end of a crawl it offers the validation programs (`dead_links`, "
+            "`html_lint` for HTML; `dead_links`, `pdf_lint` for PDF) plus `STOP`.",
+            "Which validation programs does the crawler offer at the end of a PDF crawl?",
+            "dead_links, pdf_lint", id="a-list-grouped-by-case-gives-the-asked-cases-group"),
         pytest.param(
             "`1 ≤ depth ≤ 12`; values outside this range are dropped.",
             "What range of crawl depths does the guard accept?",
@@ -1451,6 +1482,13 @@ def test_a_count_written_as_a_word_or_past_a_modifier_counts_the_asked_noun() ->
     assert _extracted(unit, question) == "Two"
     assert counts_unit("sends 2 HTTP requests", 6, "2", {"request"})
     assert not counts_unit("3 failures per request", 0, "3", {"request"})  # past "per"
+    # a status line's value is its own label's: "2" counts no pages opened
+    status = "FETCH BUDGET: 3 pages left SEARCHES DONE: 2 PAGES OPENED: 1"
+    assert not counts_unit(status, status.index("2"), "2", {stem("pages")})
+    assert counts_unit(status, status.index("3"), "3", {stem("pages")})  # "3 pages left" does
+    # "3+ timeouts" counts timeouts, not how many times the crawler retries
+    question = "How many times does the crawler retry a page before it gives up?"
+    assert _extracted("2+ consecutive timeouts on a page → stop fetching it", question) is None
 
 
 def test_a_boolean_cell_answers_a_yes_no_question_about_its_row() -> None:
@@ -4876,3 +4914,30 @@ def test_a_count_out_of_a_total_keeps_its_total() -> None:
     all of them, where "8" alone does not; a date's slashes are no total."""
     assert with_unit("8", "The check was removed (it always passed, 8/8 traces).") == "8/8"
     assert with_unit("3", "Released 3/4/2026 to the mirrors.") == "3"
+
+
+def test_which_x_do_both_a_and_b_use_is_the_value_they_share() -> None:
+    """Each side is asked on its own, in its own passage; the answer is what both name,
+    and no answer (an ordinary one follows) when they name different things."""
+    question = (
+        "Which queue backend do both the crawler's scheduler and the mirror's fetcher "
+        "read their jobs from?"
+    )
+    comparison = split_comparison(question)
+    assert comparison == Comparison(
+        "common",
+        "Which queue backend does the crawler's scheduler read its jobs from?",
+        "Which queue backend does the mirror's fetcher read its jobs from?",
+        ("the crawler's scheduler", "the mirror's fetcher"),
+    )
+    scheduler = Evidence(
+        chunk_id="s", file="CRAWLER.md", text="The scheduler reads its jobs from RedisQueue."
+    )
+    fetcher = Evidence(
+        chunk_id="f", file="MIRROR.md", text="The fetcher reads its jobs from RedisQueue as well."
+    )
+    other = fetcher.model_copy(update={"text": "The fetcher reads its jobs from KafkaLog."})
+    vocabulary = Vocabulary.from_texts([scheduler.text, fetcher.text, other.text, "jobs"])
+    shared = compose_comparison(comparison, ([scheduler], [fetcher]), vocabulary)
+    assert shared is not None and shared.direct == "RedisQueue"
+    assert compose_comparison(comparison, ([scheduler], [other]), vocabulary) is None

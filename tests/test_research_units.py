@@ -454,6 +454,41 @@ def test_mc_phrase_option_worded_otherwise_is_supported_by_the_unit_holding_its_
     assert reasons["B"].startswith("stated") and "page 1" in reasons["B"]
 
 
+def test_mc_reads_an_option_worded_below_the_questions_best_units() -> None:
+    """The rule's own action line shares no word with the question and ranks below a
+    dozen lines about fetching; it words option C ("Returns None to signal completion"),
+    so it is read anyway, and is the only option stated."""
+    from agentcycle.agent.research.node_finish import MC_UNITS, _mc_units
+
+    question = "What does the crawler's quick pass do when a counting query comes after a fetch?"
+    filler = [
+        Evidence(chunk_id=f"f{n}", file="d.md", text=f"When a counting query comes, the "
+                 f"crawler's quick pass handles fetch case {n} and picks a fetcher.")
+        for n in range(MC_UNITS + 3)
+    ]  # fmt: skip
+    rules = Evidence(chunk_id="r", file="d.md", text=(
+        "**Rule 2: Counting query after a fetch**\n"
+        "- Pattern: \"how many\" + fetch already done\n"
+        "- Action: Return None (signal completion)\n"
+    ))  # fmt: skip
+    vocabulary = Vocabulary.from_texts([e.text for e in [*filler, rules]])
+
+    class Vocabularies:  # the one ResearchTools method `_mc_units` reads
+        def vocabulary(self) -> Vocabulary:
+            return vocabulary
+
+    choices = {
+        "A": "Selects the page fetcher", "B": "Asks the user again",
+        "C": "Returns None to signal completion", "D": "Forces a second crawl",
+    }  # fmt: skip
+    state = {"objective": question}
+    units = _mc_units(state, Vocabularies(), [*filler, rules], choices)  # type: ignore[arg-type]
+    assert any("signal completion" in u.text for u in units)
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C", scores
+    assert reasons["C"].startswith("stated") and "Return None" in reasons["C"]
+
+
 def test_mc_reads_each_options_row_in_the_yes_no_column_the_question_names() -> None:
     """Which mirror does NOT use the retry cache: the table's Retry cache column says No
     for `eu_mirror` only; the prose around the table names the other mirrors more."""

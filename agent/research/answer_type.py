@@ -32,6 +32,7 @@ _QUANTITY_NOUNS = (
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
     r"overlap|temperature|port|memory|seconds|minutes|tokens|words|width|height|bound|"
     r"maximum|minimum|date|day|recall|precision|accuracy|latency|throughput|window|weight|"
+    r"share|proportion|"
     # "what response time does X give": a duration, whatever the word before "time"
     r"duration|delay|interval|response time|run time|wall time|wait time"
 )
@@ -954,6 +955,7 @@ def expect(question: str) -> Expectation:
     question = re.sub(r"\bwhat['’]s\b", "what is", question, flags=re.IGNORECASE)
     question = _QUOTED_EXAMPLE.sub("that", question)
     question = _as_asked(question)
+    question = _DATA_TYPE.sub(r"\1 type", question)  # "data" is the kind, not the subject
     clause = _IMPERATIVE.sub("Which ", main_clause(question))
     clause = _NAME_OF.sub("which ", clause)  # "what is the name of the report file"
     clause = _WHAT_IS_THE_THING.sub("which ", clause)
@@ -978,6 +980,8 @@ def expect(question: str) -> Expectation:
     return Expectation(kind, focus, asks_default, head)
 
 
+# "what data type does it use for step_id": a type, whose focus is step_id, not "data"
+_DATA_TYPE = re.compile(r"\b(what|which)\s+(?:data|value)\s+type\b", re.IGNORECASE)
 # "What does that node set hitl_iteration to?", "what is MAX_X set to": the value bound
 # to a setting, a number as well as a name
 _SET_TO = re.compile(r"\bwhat\b[^?]*\bset\s+`?[\w.]+`?\s+to\s*\??$|\bwhat\b[^?]*\bset\s+to\s*\??$",

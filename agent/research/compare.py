@@ -13,7 +13,7 @@ from agentcycle.agent.research.answer_type import expect
 from agentcycle.agent.research.comparison import Comparison
 from agentcycle.agent.research.compose import Composition, compose
 from agentcycle.agent.research.state import Evidence
-from agentcycle.agent.research.text import Vocabulary
+from agentcycle.agent.research.text import Vocabulary, normalise
 
 # "qwen3:14b", "0.7", "~1100", "10-30": the value a span gives, for comparing
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -32,6 +32,12 @@ def _percent(composed: Composition) -> bool:
 
 def _shown(value: float) -> str:
     return f"{value:g}"
+
+
+def _same_value(first: str, second: str) -> bool:
+    """Whether two answers name one thing: "ChromaDB" and "ChromaDB collection"."""
+    a, b = normalise(first), normalise(second)
+    return bool(a and b) and (a == b or a in b.split() or b in a.split())
 
 
 def _compared(comparison: Comparison, first: Composition, second: Composition) -> str:
@@ -81,7 +87,7 @@ def compose_comparison(
     is the first step's only) when its own give no span, or no number to compare. None
     when a side has no number to compare: the question is then answered as an ordinary
     one."""
-    numeric = comparison.operation != "both"
+    numeric = comparison.operation not in ("both", "common")
 
     def usable(composed: Composition | None) -> bool:
         if composed is None or composed.span is None:
@@ -118,6 +124,10 @@ def compose_comparison(
         return None
     if comparison.operation == "both":  # shown side by side, whatever their kind
         direct = f"{first.direct} vs {second.direct}"
+    elif comparison.operation == "common":  # "which X do both A and B use": the one
+        if not _same_value(first.direct, second.direct):  # they share, or no answer
+            return None
+        direct = first.direct
     else:
         direct = _compared(comparison, first, second)
         if not direct:

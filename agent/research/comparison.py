@@ -19,7 +19,8 @@ from typing import Literal
 from agentcycle.agent.research.text import content_terms
 
 Operation = Literal[
-    "difference", "ratio", "larger", "smaller", "both", "same", "more than", "less than"
+    "difference", "ratio", "larger", "smaller", "both", "same", "more than", "less than",
+    "common",
 ]
 
 # the comparative degrees a choosing question may ask for
@@ -106,6 +107,21 @@ _BOTH_THE_SAME = re.compile(
     r"(?:\s+(?:each|every|per)\s+\w+)?\s*\??\s*$",
     re.IGNORECASE,
 )
+# "which vector database do both A and B retrieve their passages from?": what each
+# does, and the value they share; the verb (a base form after the plural subject) ends
+# the second side
+_COMMON_VERBS = (
+    r"use|retrieve|store|search|call|rely|need|require|read|write|share|support|run|keep|"
+    r"load|query|depend|accept|return|emit|log|embed|rank|rerank|split|send|take|have|"
+    r"pick|choose|select|default|fall|build|parse|follow|apply|check|stream|save|cache"
+)
+_BOTH_COMMON = re.compile(
+    r"^\s*(?:which|what)\s+(?P<noun>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?P<aux>do|did|can|will)\s+"
+    rf"both\s+(?P<first>.+?)\s+and\s+(?P<second>.+?)\s+(?P<predicate>(?:{_COMMON_VERBS})\b[^?]*)"
+    r"\?\s*$",
+    re.IGNORECASE,
+)
+_SINGULAR_AUX = {"do": "does", "did": "did", "can": "can", "will": "will"}
 # "does A use more LLM calls than B's limit?", "is A's threshold higher than B's?": a
 # yes or no, with both values
 _DOES_MORE_THAN = re.compile(
@@ -150,6 +166,15 @@ class Comparison:
 def split_comparison(question: str) -> Comparison | None:
     """The two questions a comparing question asks, and what to do with their answers."""
     text = question.strip()
+    common = _BOTH_COMMON.match(text)
+    if common is not None:
+        aux = _SINGULAR_AUX[common["aux"].lower()]
+        predicate = re.sub(r"\btheir\b", "its", common["predicate"])
+        first, second = (
+            f"Which {common['noun']} {aux} {_lowered(common[side].strip())} {predicate}?"
+            for side in ("first", "second")
+        )
+        return Comparison("common", first, second, (common["first"], common["second"]))
     times = _HOW_MANY_TIMES.search(text)
     if times is not None and not _LITERAL.match(times["second"]):
         return Comparison("ratio", *(_what_is(times[side]) for side in ("first", "second")))

@@ -201,7 +201,18 @@ _CHANGE_VERBS = (
 )  # fmt: skip
 _CHANGE_VERB = rf"(?:{'|'.join(_CHANGE_VERBS)})"
 _ASKS_NEW = re.compile(rf"\b{_CHANGE_VERB}\s+to\b|\breplaced\b|\bnew (?:value|default)\b", re.I)
-_ASKS_OLD = re.compile(rf"\b{_CHANGE_VERB}\s+from\b|\bold (?:value|default)\b", re.I)
+_ASKS_OLD = re.compile(
+    rf"\b{_CHANGE_VERB}\s+from\b|\bold (?:value|default)\b"
+    r"|\b(?:previously|formerly|originally|used\s+to\s+be)\b",
+    re.I,
+)
+# a default asked for on one side of a release: "before version 114.1, what was the
+# default X" is the old value of X's change, "since v115, what is the default X" the new
+# one ("after v121 turned X into Y, what rate was measured" asks of no change)
+_RELEASE = r"(?:the\s+)?(?:version|release|v\s?\d)"
+_BEFORE_RELEASE = re.compile(rf"\b(?:before|prior\s+to|until|up\s+to)\s+{_RELEASE}", re.I)
+_SINCE_RELEASE = re.compile(rf"\b(?:since|after|from)\s+{_RELEASE}", re.I)
+_DEFAULT = re.compile(r"\bdefault\b", re.I)
 _CHANGE_VALUE = (
     r"[`\"']?([\w.%:/-]+?(?:\s(?:ms|s|min|h|Å|[KMG]B|tokens?|seconds?|minutes?|words?|cycles?))?)"
     r"[`\"']?"
@@ -224,8 +235,12 @@ def changed_value(unit: str, question: str, subject: AbstractSet[str]) -> tuple[
     in "X changed from A to B" or "X A→B" — or the old one when it asks what X changed
     from. Of several changes (a release note lists many), the one that follows a word of
     `subject` (stems of what the question names) most closely is X's."""
-    wants_old = bool(_ASKS_OLD.search(question))
-    if not wants_old and not _ASKS_NEW.search(question):
+    of_default = bool(_DEFAULT.search(question))
+    wants_old = bool(_ASKS_OLD.search(question)) or (
+        of_default and bool(_BEFORE_RELEASE.search(question))
+    )
+    wants_new = _ASKS_NEW.search(question) or (of_default and _SINCE_RELEASE.search(question))
+    if not wants_old and not wants_new:
         return None
     subject = subject - _CHANGE_WORDS
     best: tuple[int, str, int] | None = None
@@ -444,7 +459,10 @@ _NEXT_WORDS = re.compile(rf"\s*{_WORD}(?:\s+{_WORD})?(?:\s+{_WORD})?")
 def counts_another_noun(text: str, end: int, counted: AbstractSet[str]) -> bool:
     """Whether the number ending at `end` is followed by a noun other than the one the
     question counts: "from all 3 queries" does not say 3 passages, while "1100 unit
-    tests" does say 1100 tests (the counted noun may follow a modifier or two)."""
+    tests" does say 1100 tests (the counted noun may follow a modifier or two); "3+
+    consecutive failures" counts failures as "3 failures" does."""
+    if text.startswith("+", end):
+        end += 1
     words = _NEXT_WORDS.match(text, end)
     if words is None or words.group(1).lower() in STOPWORDS:
         return False
@@ -461,11 +479,19 @@ WORD_NUMBER = re.compile(
 _JOINED_UNIT = re.compile(r"-([A-Za-z]+)\b(?!-)")
 
 
+# a status line of labels and values ("SEARCHES DONE: 2 CITATIONS OPENED: 1"): a value
+# right after its label's colon, and the next capitalised label, colon and all
+_LABEL_VALUE_BEFORE = re.compile(r"[A-Za-z]\s*:\s*$")
+_NEXT_LABEL = re.compile(r"\s+[A-Z][A-Z_]*(?:\s+[A-Z][A-Z_]*){0,3}\s*:")
+
+
 def counts_unit(unit: str, position: int, text: str, nouns: set[str]) -> bool:
     """Whether the number `text` at `position` is followed by the asked noun, directly or
     past a modifier or two: "17 templates", "(~1100 tests)", "10-30 words", "Two LLM
     calls"; not past a stopword ("3 failures per call") or a table cell's "|"."""
     rest = unit[position + len(text) : position + len(text) + 40]
+    if _LABEL_VALUE_BEFORE.search(unit, 0, position) and _NEXT_LABEL.match(rest):
+        return False  # "SEARCHES DONE: 2 CITATIONS OPENED: 1": two labels' values
     joined = _JOINED_UNIT.match(rest)
     if joined is not None and not WORD_NUMBER.fullmatch(text):
         # "a 10-phase testing framework" counts phases: the joined word is the unit

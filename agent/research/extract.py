@@ -57,6 +57,7 @@ from agentcycle.agent.research.explicit_value import (
     values_bound_to_question_names,
 )
 from agentcycle.agent.research.listed_owner import listed_owner
+from agentcycle.agent.research.named_form import asked_condition, asked_data_type
 from agentcycle.agent.research.text import (
     STOPWORDS,
     VERSION_TOKEN,
@@ -995,6 +996,12 @@ def _explicit_span(
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")
+    condition = asked_condition(unit, question)
+    if condition is not None:  # "what TFZ condition": "TFZ < 5", not a noun near it
+        return Span(condition, 0.95, f"{BOUND} the quantity the condition names")
+    typed = asked_data_type(unit, question)
+    if typed is not None:  # "what data type … step_id": "`step_id` is a float"
+        return Span(typed, 0.95, f"{BOUND} the identifier whose type is asked")
     length = _stated_length(unit, question) if expectation.kind == "number" else None
     if length is not None and not _in_question(length, question_norm, question_terms):
         return Span(length, 0.95, f"{BOUND} the asked thing, as its length")
@@ -1654,6 +1661,30 @@ def _whole_enumeration(unit: str, codes: list[str]) -> list[str]:
     return codes
 
 
+# "(`a`, `b` for X-ray; `a`, `c` for cryo-EM)": groups of a list, each for one case
+_QUALIFIED_GROUP = re.compile(
+    r"(?P<items>[^;()]+?)\s+for\s+(?P<case>[\w-]+(?:\s+[\w-]+)?)\s*(?=[;)]|$)"
+)
+
+
+def _case_words(case: str) -> set[str]:
+    """Stems of a case's words, a compound by its parts ("cryo-EM": cryo, em)."""
+    return {stem(t) for t in tokens(case.lower()) if "-" not in t}
+
+
+def _group_for_asked_case(unit: str, codes: list[str], question_terms: set[str]) -> list[str]:
+    """The listed code spans of the one group whose case the question names ("which
+    programs … on a cryo-EM job": the group "for cryo-EM"), when the unit splits its
+    list into groups by case; else all of them."""
+    groups = list(_QUALIFIED_GROUP.finditer(unit))
+    if len(groups) < 2:
+        return codes
+    asked = [g for g in groups if _case_words(g["case"]) <= question_terms]
+    if len(asked) != 1:
+        return codes
+    return [c for c in codes if c in asked[0]["items"]] or codes
+
+
 def _from_sentence(
     unit: str, question: str, expectation: Expectation, exclude: frozenset[str]
 ) -> Span | None:
@@ -1782,7 +1813,7 @@ def _from_sentence(
             for c, _, fit in candidates
             if fit >= 1.0 and not _in_question(c, question_norm, question_terms)
         ]
-        codes = list(dict.fromkeys(codes))
+        codes = _group_for_asked_case(unit, list(dict.fromkeys(codes)), question_terms)
         if len(codes) >= 2 and len(codes) == _asked_count(question):
             # "Used by `a`, `b`, and `c`" for "which three programs": the count says so
             return Span(", ".join(codes), 1.0, COUNTED_LIST)

@@ -61,8 +61,8 @@ def _named(entity: str, text: str, stems: set[str]) -> bool:
     if held:  # the number beside its name, within a line: "`client_protocol_version` | `9`"
         name, number = (re.escape(part.lower()) for part in held.groups())
         return bool(re.search(rf"{name}[^\n]{{0,40}}?(?<![\w.]){number}(?!\.?\d)", text))
-    if _is_value(entity):
-        return bool(re.search(rf"(?<![\w.]){re.escape(entity)}(?!\.?\d)", text))
+    if _is_value(entity):  # "114.1" is named by "v114.1", a release's usual spelling
+        return bool(re.search(rf"(?<![\w.])[vV]?{re.escape(entity)}(?!\.?\d)", text))
     return all(t in stems for t in tokens(entity.lower()))
 
 

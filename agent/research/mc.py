@@ -146,26 +146,34 @@ def _closeness(terms: list[str], text: str, vocabulary: Vocabulary, total: float
     return sum(vocabulary.idf(t) for t in present_terms(terms, text)) / total
 
 
+def words_option(option: str, text: str) -> bool:
+    """Whether a text holds every word of a phrase option in its own wording ("only
+    step 1 is kept" for "Only the first step"); options of one word or with a number
+    need their own text."""
+    wanted = {_ORDINALS.get(t, t) for t in content_terms(option)}
+    if len(wanted) < 2 or any(c.isdigit() for c in option):
+        return False
+    return wanted <= {_ORDINALS.get(t, t) for t in term_set(text)}
+
+
 def _worded_elsewhere(
     option: str,
     units: list[Scored],
     texts: list[str],
+    ranks: list[float],
     question_terms: list[str],
     vocabulary: Vocabulary,
     total: float,
 ) -> tuple[float, str]:
     """Support for a phrase option that no unit writes as such, from the best unit that
-    holds every word of it ("only step 1 is kept" for "Only the first step"), weaker than
-    the option verbatim; options of one word or with a number need their own text."""
-    wanted = {_ORDINALS.get(t, t) for t in content_terms(option)}
-    if len(wanted) < 2 or any(c.isdigit() for c in option):
-        return 0.0, ""
+    words it (`words_option`), weaker than the option verbatim. A list item ranks as its
+    label ("- Action: Return None (signal completion)" under "Rule 2: Counting query
+    after segmentation")."""
     best, where = 0.0, ""
-    for unit, text in zip(units, texts, strict=True):
-        held = {_ORDINALS.get(t, t) for t in term_set(text)}
-        if wanted <= held:
+    for unit, text, rank in zip(units, texts, ranks, strict=True):
+        if words_option(option, text):
             proximity = _closeness(question_terms, text, vocabulary, total)
-            value = PARAPHRASED * (0.5 * unit.score + 0.5 * proximity)
+            value = PARAPHRASED * (0.5 * rank + 0.5 * proximity)
             if value > best:
                 best, where = value, unit.text
     return best, where
@@ -302,7 +310,9 @@ def score_options(
                     if value > best:
                         best, where = value, unit.text
         if best == 0.0:  # "Only the first step": a phrase the evidence words otherwise
-            best, where = _worded_elsewhere(option, units, texts, window_terms, vocabulary, total)
+            best, where = _worded_elsewhere(
+                option, units, texts, ranked_as, window_terms, vocabulary, total
+            )
         if best == 0.0:  # "The latest completed stage …" against "the earliest …"
             best, where = _distinctly_worded(letter, choices, units, texts)
         if answered == [letter]:  # only when the open answer names one option

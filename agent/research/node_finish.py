@@ -17,6 +17,7 @@ from agentcycle.agent.research.mc import (
     option_named,
     score_options,
     select,
+    words_option,
 )
 from agentcycle.agent.research.node_answer import pooled_evidence
 from agentcycle.agent.research.runtime import Update, config_of, tools_of
@@ -39,13 +40,16 @@ MC_UNITS = 12  # the best units for the question; each option adds its own best 
 def _mc_units(
     state: ResearchState, tools: ResearchTools, evidence: list[Evidence], choices: dict[str, str]
 ) -> list[Scored]:
-    """The question's best units, and each option's best units that name the option, so
-    an option stated far down the ranking is still read where it is stated."""
+    """The question's best units, and each option's best units that name the option or
+    word it, so an option stated far down the ranking is still read where it is stated
+    ("Action: Return None (signal completion)" shares no word with the question)."""
     ranked = score_units(state["objective"], evidence, tools.vocabulary())
     units = ranked[:MC_UNITS]
     rest = [(u, normalise(u.text)) for u in ranked[MC_UNITS:]]
     for option in choices.values():
-        naming = [u for u, text in rest if option_named(option, text)][:2]
+        naming = [
+            u for u, text in rest if option_named(option, text) or words_option(option, u.text)
+        ][:2]
         units += [u for u in naming if u not in units]
     return units
 
