@@ -29,6 +29,12 @@ os.environ.pop("PREFECT_API_URL", None)  # the session's own server, never a use
 # A long test (the wheel install) can leave the shared server without clients for longer
 # than the 30-minute default; a killed run's server still stops on its own in 2 hours.
 os.environ.setdefault("AGENTCYCLE_SERVER_IDLE_MINUTES", "120")
+# Three xdist workers and the servers, sessions and model processes they start share two
+# cores; each torch or BLAS process spinning up a thread per core on top of that made
+# them wait on one another. One thread each (inherited by every subprocess) keeps the
+# cores doing the work; the product's own default (a thread per core) is left alone.
+for _threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 # Every process this test run starts inherits the marker, so its servers can be told
 # from other people's on a shared machine (xdist workers inherit the controller's).
 SERVER_MARKER = "AGENTCYCLE_TEST_RUN"
