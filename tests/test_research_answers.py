@@ -246,6 +246,11 @@ def test_leaving_a_setting_untouched_asks_for_its_default() -> None:
     question = "If I leave Crawl depth untouched in the panel, how deep will the crawler go?"
     assert expect(question).asks_default
     assert not expect("If I leave the panel, how deep will the crawler go?").asks_default
+    # a request that says nothing about a setting leaves it at its default
+    silent = "If my request says nothing about depth, what minimum depth does the crawler assume?"
+    assert expect(silent).asks_default
+    assert _extracted("min_depth: int = 1  # raised to 3 for deep crawls", silent) == "1"
+    assert not expect("If my request says depth 2, what depth does the crawler use?").asks_default
 
 
 def test_an_idiom_for_the_default_is_read_in_the_documentation_words() -> None:
@@ -1127,6 +1132,18 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "`html_lint` for HTML; `dead_links`, `pdf_lint` for PDF) plus `STOP`.",
             "Which validation programs does the crawler offer at the end of a PDF crawl?",
             "dead_links, pdf_lint", id="a-list-grouped-by-case-gives-the-asked-cases-group"),
+        pytest.param(
+            "**Keep raw pages**: When checked (default), the crawler keeps each raw page.",
+            "Is the 'Keep raw pages' option switched on by default in the crawler GUI?", "Yes",
+            id="checked-by-default-is-on"),
+        pytest.param(
+            "**Keep raw pages**: When checked (default), the crawler keeps each raw page.",
+            "Is the 'Keep raw pages' option switched off by default in the crawler GUI?", "No",
+            id="checked-by-default-is-not-off"),
+        pytest.param(
+            "**Rule 4: Rank after fetch** Location: Lines 210-245 in `fetcher.py`",
+            "Where in fetcher.py is the crawler's rank-after-fetch rule?", "210-245",
+            id="where-in-a-source-file-is-its-lines"),
         pytest.param(
             "`1 ≤ depth ≤ 12`; values outside this range are dropped.",
             "What range of crawl depths does the guard accept?",

@@ -408,27 +408,38 @@ def test_mc_takes_the_open_answer_and_an_options_bare_number() -> None:
     assert not matches_answer("Rule C", "C") and not matches_answer("Rule C", "D", "Which rule?")
 
 
-def test_mc_reads_each_option_where_it_is_stated_beyond_the_questions_best_units() -> None:
-    """The question's best twelve units are all about recovery; the list stating two of
-    the options ranks below them, and is read anyway, once per option it names."""
+def _mc_units_below(
+    question: str, filler: str, evidence: Evidence, choices: dict[str, str]
+) -> tuple[list[Scored], Vocabulary]:
+    """The MC units of `evidence` read below more than a screenful of `filler` lines
+    (`{n}` numbers them) that rank above it for the question, and their vocabulary."""
     from agentcycle.agent.research.node_finish import MC_UNITS, _mc_units
 
-    question = "Which of these is NOT a fix kind of the YAML-driven recovery analyzer?"
-    filler = [
-        Evidence(chunk_id=f"f{n}", file="d.md", text=f"The YAML-driven recovery analyzer "
-                 f"handles recovery case {n} with a fix of its kind.")
+    passages = [
+        Evidence(chunk_id=f"f{n}", file="d.md", text=filler.format(n=n))
         for n in range(MC_UNITS + 3)
-    ]  # fmt: skip
-    listing = Evidence(chunk_id="l", file="d.md", text="- `pick_value`: a fix for enums.")
-    vocabulary = Vocabulary.from_texts([e.text for e in [*filler, listing]])
+    ]
+    vocabulary = Vocabulary.from_texts([e.text for e in [*passages, evidence]])
 
     class Vocabularies:  # the one ResearchTools method `_mc_units` reads
         def vocabulary(self) -> Vocabulary:
             return vocabulary
 
-    choices = {"A": "pick_value", "B": "swap_file"}
     state = {"objective": question}
-    units = _mc_units(state, Vocabularies(), [*filler, listing], choices)  # type: ignore[arg-type]
+    units = _mc_units(state, Vocabularies(), [*passages, evidence], choices)  # type: ignore[arg-type]
+    return units, vocabulary
+
+
+def test_mc_reads_each_option_where_it_is_stated_beyond_the_questions_best_units() -> None:
+    """The question's best twelve units are all about recovery; the list stating two of
+    the options ranks below them, and is read anyway, once per option it names."""
+    from agentcycle.agent.research.node_finish import MC_UNITS
+
+    question = "Which of these is NOT a fix kind of the YAML-driven recovery analyzer?"
+    filler = "The YAML-driven recovery analyzer handles recovery case {n} with a fix of its kind."
+    listing = Evidence(chunk_id="l", file="d.md", text="- `pick_value`: a fix for enums.")
+    choices = {"A": "pick_value", "B": "swap_file"}
+    units, vocabulary = _mc_units_below(question, filler, listing, choices)
     assert len(units) == MC_UNITS + 1 and units[-1].text == listing.text
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert reasons["A"].startswith("stated") and reasons["B"].startswith("not stated")
@@ -458,35 +469,40 @@ def test_mc_reads_an_option_worded_below_the_questions_best_units() -> None:
     """The rule's own action line shares no word with the question and ranks below a
     dozen lines about fetching; it words option C ("Returns None to signal completion"),
     so it is read anyway, and is the only option stated."""
-    from agentcycle.agent.research.node_finish import MC_UNITS, _mc_units
-
     question = "What does the crawler's quick pass do when a counting query comes after a fetch?"
-    filler = [
-        Evidence(chunk_id=f"f{n}", file="d.md", text=f"When a counting query comes, the "
-                 f"crawler's quick pass handles fetch case {n} and picks a fetcher.")
-        for n in range(MC_UNITS + 3)
-    ]  # fmt: skip
+    filler = (
+        "When a counting query comes, the crawler's quick pass handles fetch case {n} and "
+        "picks a fetcher."
+    )
     rules = Evidence(chunk_id="r", file="d.md", text=(
         "**Rule 2: Counting query after a fetch**\n"
         "- Pattern: \"how many\" + fetch already done\n"
         "- Action: Return None (signal completion)\n"
     ))  # fmt: skip
-    vocabulary = Vocabulary.from_texts([e.text for e in [*filler, rules]])
-
-    class Vocabularies:  # the one ResearchTools method `_mc_units` reads
-        def vocabulary(self) -> Vocabulary:
-            return vocabulary
-
     choices = {
         "A": "Selects the page fetcher", "B": "Asks the user again",
         "C": "Returns None to signal completion", "D": "Forces a second crawl",
     }  # fmt: skip
-    state = {"objective": question}
-    units = _mc_units(state, Vocabularies(), [*filler, rules], choices)  # type: ignore[arg-type]
+    units, vocabulary = _mc_units_below(question, filler, rules, choices)
     assert any("signal completion" in u.text for u in units)
     scores, reasons = score_options(question, choices, units, vocabulary)
     assert select(scores, negated=False) == "C", scores
     assert reasons["C"].startswith("stated") and "Return None" in reasons["C"]
+
+
+def test_mc_the_step_an_arrow_chain_puts_after_the_named_one_is_chosen() -> None:
+    """Every option is a state of the chain, so every one is stated; the arrow right
+    after 'fetching' picks "parsed", and the arrow right before it "queued"."""
+    text = "Page lifecycle: queued → fetching → parsed → indexed/failed/skipped."
+    question = "In the crawler's page lifecycle, which state comes right after 'fetching'?"
+    units, vocabulary = _one_passage_units(text, question, ["other words", "more words"])
+    choices = {"A": "indexed", "B": "queued", "C": "parsed", "D": "skipped"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C", scores
+    assert "sequence" in reasons["C"]
+    before = question.replace("comes right after", "comes right before")
+    scores, _ = score_options(before, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B", scores
 
 
 def test_mc_reads_each_options_row_in_the_yes_no_column_the_question_names() -> None:

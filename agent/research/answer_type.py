@@ -1018,7 +1018,11 @@ _UNSET = re.compile(
     r"|\b(?:do not|don't|never|without)\s+(?:set|setting|specify|specifying|pass|passing|"
     r"change|changing|touch|touching|modify|modifying|override|overriding)\b"
     r"|\bis(?:n't| not)\s+(?:set|specified|given)\b"
-    r"|\bif\s+(?:no|none)\b(?=[^,?]*\b(?:set|given)\b)",
+    r"|\bif\s+(?:no|none)\b(?=[^,?]*\b(?:set|given)\b)"
+    # "if my prompt says nothing about how many searches": what is assumed unasked
+    r"|\b(?:says?|mentions?|states?)\s+nothing\s+(?:about|of|on)\b"
+    r"|\b(?:does not|doesn't|do not|don't)\s+(?:say|mention|state)\b"
+    r"|\bis\s+silent\s+(?:about|on)\b",
     re.IGNORECASE,
 )
 
@@ -1069,11 +1073,13 @@ MAPPING = r"(?:mapped|maps|converted|converts|translated|translates|coerced|norm
 ASKS_MAPPED_TARGET = re.compile(rf"\b{MAPPING}\s+(?:in)?to\b", re.IGNORECASE)
 
 
+# "where in planner.py is X?": a place in a source file, which its line numbers give
+WHERE_IN_SOURCE = r"\bwhere\s+in\s+`?[\w/-]+\.(?:py|js|ts|java|c|cpp|go|rs|rb|sh)\b"
 # "at which lines of planner.py does X live?", "what line in crawl.py sets it?": line
 # numbers, not a line's text
 _LINES_OF_A_FILE = re.compile(
     r"\b(?:at|on)\s+(?:which|what)\s+lines?\b|\b(?:which|what)\s+lines?\s+(?:of|in)\s+"
-    r"`?[\w/-]+\.\w+",
+    rf"`?[\w/-]+\.\w+|{WHERE_IN_SOURCE}",
     re.IGNORECASE,
 )
 

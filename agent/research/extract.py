@@ -33,6 +33,7 @@ from agentcycle.agent.research.answer_type import (
     MAPPING,
     SETTING_APART,
     WHEN,
+    WHERE_IN_SOURCE,
     Expectation,
     asks_a_quantity,
     main_clause,
@@ -142,7 +143,7 @@ _SECTION_BEFORE = re.compile(r"(?:§|\bsection|\bsec\.)\s*$", re.IGNORECASE)
 # "Location: Lines 744-775 in planner.py", "defined at line ~144": where a thing is in a
 # file, a value only to a question about lines
 _LINE_BEFORE = re.compile(r"\blines?\s*[~≈]?\s*$", re.IGNORECASE)
-_ASKS_LINES = re.compile(r"\blines?\b", re.IGNORECASE)
+_ASKS_LINES = re.compile(rf"\blines?\b|{WHERE_IN_SOURCE}", re.IGNORECASE)
 # "Tier 2", "Level 3", "Enforcement 3", "(cycle 2)": a number after such a word names an
 # item of a sequence; it is a value only when that item is what the question asks for
 _ORDINAL_LABEL = re.compile(
@@ -197,6 +198,10 @@ _DEFAULT = (
     re.compile(
         r"\bdefault (?:is|was|value is|=)\s*(?:`[\"']?|[\"'])([^\"'`\n]{1,80})[\"'`]", re.IGNORECASE
     ),
+    # min_searches: int = 1 — a typed field's value is what it holds when nobody sets it
+    re.compile(
+        r"\b[A-Za-z_]\w*\s*:\s*(?:int|float|str|bool|Optional\[\w+\])\s*=\s*[\"']?([^\"'\s#,)]{1,40})"
+    ),
 )
 _NOT_VALUES = {"checked", "unchecked", "enabled", "disabled", "set", "on", "off"}
 # "validation warns but *doesn't block*" for "is the selection blocked?"
@@ -248,6 +253,24 @@ def yes_or_no(value: str, question: str) -> str:
         return value
     holds = bool(_TRUE.fullmatch(bare)) != bool(_ASKS_OFF.search(question))
     return "Yes" if holds else "No"
+
+
+# "When checked (default), …", "unchecked by default", "is enabled by default": the state
+# a switch starts in, as the boolean it amounts to
+_DEFAULT_STATE = re.compile(
+    r"\b(?P<state>unchecked|checked|unticked|ticked|selected|enabled|disabled|on|off)\s*"
+    r"(?:\((?:the\s+)?default\)|by\s+default\b)",
+    re.IGNORECASE,
+)
+_STATE_TRUE = {"checked", "ticked", "selected", "enabled", "on"}
+
+
+def default_state(unit: str) -> str | None:
+    """ "true" or "false" for the state a unit says a switch has by default."""
+    match = _DEFAULT_STATE.search(unit)
+    if match is None:
+        return None
+    return "true" if match["state"].lower() in _STATE_TRUE else "false"
 
 
 def _bound_boolean(found: str, question_terms: AbstractSet[str]) -> str | None:
@@ -1696,6 +1719,10 @@ def _from_sentence(
     between = _between_named(unit, question) if expectation.kind != "number" else None
     if between is not None:
         return Span(between, 1.0, BETWEEN)
+    if expectation.asks_default and expectation.kind == "yes_no":
+        state = default_state(unit)  # "When checked (default), …": is it on by default?
+        if state is not None:
+            return Span(yes_or_no(state, question), 0.85, "marked default")
     if expectation.asks_default:
         found = _default_value(unit)
         fits = shape is None or shape(found[0]) if found else False

@@ -46,6 +46,7 @@ BOUND_OPTION = 0.4  # the one option a passage binds to a name the question writ
 # the one option a passage binds to the number the question writes ("sharpened=90"): as
 # sure as a stated fact, above an open answer read without the options
 BOUND_VALUE = 0.6
+NEIGHBOUR = 0.6  # the one option an arrow chain puts right after (before) the named step
 DESCRIBED = 0.6  # the one option whose own gloss holds the question's words
 NAMED_CELL = 1.0  # the option a table row holds under the column the question names
 NAMED_CELL_ROWS = 5  # the question's best units read for it
@@ -335,6 +336,9 @@ def score_options(
             _credit(scores, reasons, letter, BOUND_OPTION, "bound to the question's name")
     for letter in _options_bound_to_value(objective, choices, unit_texts[:BOUND_UNITS]):
         _credit(scores, reasons, letter, BOUND_VALUE, "bound to the question's value")
+    neighbour = _neighbouring_option(objective, choices, unit_texts[:BOUND_UNITS])
+    if neighbour is not None:
+        _credit(scores, reasons, neighbour, NEIGHBOUR, "next to the named step in a sequence")
     headed = [(unit.text, unit.evidence.heading.rsplit(">", 1)[-1]) for unit in units]
     # a YAML key glosses its option with the block under it ("sad_phasing:" over its
     # `applicable_when:` lines), which the line-by-line units split apart
@@ -481,6 +485,35 @@ def _options_bound_to_value(
         if any(pattern.search(text) for text in texts):
             bound.append(letter)
     return bound if len(bound) == 1 else []
+
+
+# "which state comes right after 'testing'", "what step precedes `plan`": a neighbour in
+# a sequence the evidence writes with arrows ("proposed → testing → pending")
+_NEIGHBOUR_OF = re.compile(
+    r"\b(?:(?:right|immediately|directly|just)\s+)?(?P<side>after|before|follows|precedes)\s+"
+    r"(?:the\s+)?['\"`‘“]?(?P<named>[\w.-]+)['\"`’”]?",
+    re.IGNORECASE,
+)
+_ARROW = r"\s*(?:→|->|⇒)\s*"
+
+
+def _neighbouring_option(question: str, choices: dict[str, str], texts: list[str]) -> str | None:
+    """The one option an arrow chain puts right after (or before) the step the question
+    names: "pending" for "which state comes right after 'testing'" from "proposed →
+    testing → pending"."""
+    asked = _NEIGHBOUR_OF.search(question)
+    if asked is None:
+        return None
+    named = re.escape(asked["named"])
+    after = asked["side"].lower() in ("after", "follows")
+    found = []
+    for letter, option in choices.items():
+        name = re.escape(option.strip().strip("`'\""))
+        first, second = (named, name) if after else (name, named)
+        pattern = re.compile(rf"(?<![\w.-]){first}`?{_ARROW}`?{second}(?![\w-])", re.IGNORECASE)
+        if any(pattern.search(text) for text in texts):
+            found.append(letter)
+    return found[0] if len(found) == 1 else None
 
 
 _WH_PHRASE = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}?)([\w-]+)\b", re.IGNORECASE)
