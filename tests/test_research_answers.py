@@ -1141,6 +1141,9 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             "Is the 'Keep raw pages' option switched off by default in the crawler GUI?", "No",
             id="checked-by-default-is-not-off"),
         pytest.param(
+            "The raw page store is not enabled by default: pages are parsed and dropped.",
+            "Is the raw page store enabled by default?", "No", id="not-enabled-by-default"),
+        pytest.param(
             "**Rule 4: Rank after fetch** Location: Lines 210-245 in `fetcher.py`",
             "Where in fetcher.py is the crawler's rank-after-fetch rule?", "210-245",
             id="where-in-a-source-file-is-its-lines"),

@@ -686,6 +686,22 @@ def test_mc_reads_the_cell_under_the_column_the_question_names_as_a_qualifier() 
     ):
         _, reasons = score_options(asked, choices, units, vocabulary)
         assert not any(r.startswith("in the column") for r in reasons.values()), asked
+    # the cell may word its option otherwise
+    table = (
+        "| Area | Linux | Windows |\n|---|---|---|\n"
+        "| Path quoting | `shlex.quote()` (single quotes) "
+        "| Double-quote with escaped inner `\"` |\n"
+    )
+    question = "How does the crawler quote file paths in commands on Windows?"
+    units, vocabulary = _passages_units([table], question, ["other words"])
+    choices = {
+        "A": "With shlex.quote() single quotes",
+        "B": "With double quotes, escaping any inner double quote",
+        "C": "By escaping spaces with backslashes",
+    }
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B", scores
+    assert reasons["B"].startswith("in the column the question names")
 
 
 @pytest.mark.parametrize(("question", "described"), [

@@ -265,12 +265,18 @@ _DEFAULT_STATE = re.compile(
 _STATE_TRUE = {"checked", "ticked", "selected", "enabled", "on"}
 
 
+_NEGATED_BEFORE = re.compile(r"\b(?:not|never|no longer)\s+(?:\w+\s+)?$|n['’]t\s+$", re.I)
+
+
 def default_state(unit: str) -> str | None:
-    """ "true" or "false" for the state a unit says a switch has by default."""
+    """ "true" or "false" for the state a unit says a switch has by default ("is not on
+    by default" is off)."""
     match = _DEFAULT_STATE.search(unit)
     if match is None:
         return None
-    return "true" if match["state"].lower() in _STATE_TRUE else "false"
+    on = match["state"].lower() in _STATE_TRUE
+    negated = _NEGATED_BEFORE.search(unit, max(0, match.start() - 20), match.start())
+    return "true" if on != bool(negated) else "false"
 
 
 def _bound_boolean(found: str, question_terms: AbstractSet[str]) -> str | None:

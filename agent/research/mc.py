@@ -615,6 +615,7 @@ def _named_column_option(
             if content_terms(title) and set(content_terms(title)) <= asked
             for letter, option in choices.items()
             if matches_answer(option, clean_inline(cell).strip(), objective)
+            or words_option(option, cell)  # "Double-quote with escaped inner" in other words
         }
         if len(named) == 1:
             return named.pop()
