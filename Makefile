@@ -55,7 +55,7 @@ postgres:
 # together): most slow tests wait on servers, model replies and subprocesses, so a third
 # worker fills those waits (the suite here: 16:45 with three against 19:34 with two).
 # tests/conftest.py gives every process one torch/BLAS thread: a clean clone's
-# `make test` took 18:33 so, against 20:48 with a thread per core (2026-12-07).
+# `make test` took 17:06 and 18:33 so, against 20:48 with a thread per core (2026-12-07).
 # Files run in the order conftest.py gives them (the slowest first), not xdist's own.
 test: $(DEMO_STAMP) browser postgres
 	$(BIN)/python tools/lint_imports.py
