@@ -987,6 +987,27 @@ def _stated_length(unit: str, question: str) -> str | None:
     return said.group(1) if said else None
 
 
+# "how many of the six bar-exam questions", "how many of its 8 traces": a count out of
+# a total the question gives, which a passage writes "4-5/6" or "8/8"
+_HOW_MANY_OF = re.compile(
+    r"\bhow many of (?:the|its|their|those|these|all)?\s*(?P<total>\d+|[a-z]+)\b", re.IGNORECASE
+)
+
+
+def _share_of_total(unit: str, question: str) -> str | None:
+    """The count a unit gives out of the total the question names ("MC accuracy 4-5/6"
+    for "how many of the six questions does it get right"), or None."""
+    asked = _HOW_MANY_OF.search(question)
+    if asked is None:
+        return None
+    word = asked["total"].lower()
+    total = word if word.isdigit() else _WORD_VALUES.get(word)
+    if total is None:
+        return None
+    found = re.search(rf"(?<![\w./])(\d+(?:\s*[-–]\s*\d+)?)\s*/\s*{total}(?![\w./])", unit)
+    return f"{found.group(1)}/{total}" if found else None
+
+
 def _explicit_span(
     unit: str, question: str, expectation: Expectation, header: Sequence[str] = ()
 ) -> Span | None:
@@ -1025,6 +1046,9 @@ def _explicit_span(
     change = changed_value(unit, question, _question_stems(question))
     if change is not None and not _in_question(change[0], question_norm, question_terms):
         return Span(change[0], 0.95, f"{BOUND} a change the question names")
+    share = _share_of_total(unit, question)
+    if share is not None:  # "how many of the six questions …": "4-5/6"
+        return Span(share, 0.95, f"{COUNTED} out of the question's total")
     condition = asked_condition(unit, question)
     if condition is not None:  # "what TFZ condition": "TFZ < 5", not a noun near it
         return Span(condition, 0.95, f"{BOUND} the quantity the condition names")
