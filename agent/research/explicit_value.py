@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from agentcycle.agent.research.answer_type import Expectation, asking_part, main_clause
-from agentcycle.agent.research.text import STOPWORDS, content_terms, stem
+from agentcycle.agent.research.text import ARROW, STOPWORDS, content_terms, stem
 
 BOUND = "value bound to"  # Span.how prefixes: compose prefers these spans
 COUNTED = "count of the asked unit"
@@ -219,15 +219,15 @@ _CHANGE_VALUE = (
 )
 _FROM_TO = re.compile(
     rf"\bfrom\s+{_CHANGE_VALUE}\s+to\s+{_CHANGE_VALUE}(?=[\s,;:)|]|\.(?!\d)|$)"
-    rf"|{_CHANGE_VALUE}\s*(?:→|->|⇒)\s*{_CHANGE_VALUE}(?=[\s,;:)|]|\.(?!\d)|$)"
+    rf"|{_CHANGE_VALUE}\s*{ARROW}\s*{_CHANGE_VALUE}(?=[\s,;:)|]|\.(?!\d)|$)"
 )
 CHANGE_REACH = 60  # characters before a change that may name what changed
 # Words that say a change happened, not what changed: they name no subject.
 _CHANGE_WORDS = frozenset(stem(w) for w in [*_CHANGE_VERBS, "replaced", "value", "old", "new"])
 
 
-_IN_CHAIN = re.compile(r"\s*(?:→|->|⇒)")  # a third step after "A → B"
-_CHAIN_BEFORE = re.compile(r"(?:→|->|⇒)\s*$")  # … or one before it
+_IN_CHAIN = re.compile(rf"\s*{ARROW}")  # a third step after "A → B"
+_CHAIN_BEFORE = re.compile(rf"{ARROW}\s*$")  # … or one before it
 
 
 def changed_value(unit: str, question: str, subject: AbstractSet[str]) -> tuple[str, int] | None:

@@ -327,11 +327,16 @@ _ASKED_COUNT = re.compile(
 )  # "which four intents", "which three reactive recovery 'shapes'"
 
 
+def _count_of(word: str) -> int | None:
+    """The number a count word writes: "6" or "six"; None for any other word."""
+    word = word.lower()
+    return int(word) if word.isdigit() else _WORD_VALUES.get(word)
+
+
 def _asked_count(question: str) -> int | None:
     """How many things "which four intents" asks for (None below two, or no count)."""
     asked = _ASKED_COUNT.search(question)
-    word = asked.group(1).lower() if asked else ""
-    count = int(word) if word.isdigit() else _WORD_VALUES.get(word)
+    count = _count_of(asked.group(1)) if asked else None
     return count if count and count >= 2 else None
 
 
@@ -1000,8 +1005,7 @@ def _share_of_total(unit: str, question: str) -> str | None:
     asked = _HOW_MANY_OF.search(question)
     if asked is None:
         return None
-    word = asked["total"].lower()
-    total = word if word.isdigit() else _WORD_VALUES.get(word)
+    total = _count_of(asked["total"])
     if total is None:
         return None
     found = re.search(rf"(?<![\w./])(\d+(?:\s*[-–]\s*\d+)?)\s*/\s*{total}(?![\w./])", unit)

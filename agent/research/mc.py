@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from agentcycle.agent.research.answer_type import Expectation, asking_part, expect, main_clause
 from agentcycle.agent.research.clean import (
@@ -26,6 +27,7 @@ from agentcycle.agent.research.explicit_value import asked_unit, code_names_in, 
 from agentcycle.agent.research.superlative import asked_extreme, extreme_option
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import (
+    ARROW,
     STOPWORDS,
     Vocabulary,
     content_terms,
@@ -147,14 +149,20 @@ def _closeness(terms: list[str], text: str, vocabulary: Vocabulary, total: float
     return sum(vocabulary.idf(t) for t in present_terms(terms, text)) / total
 
 
+@lru_cache(maxsize=64)
+def _option_words(option: str) -> frozenset[str]:
+    """A phrase option's content words, an ordinal as its number; none for an option of
+    one word or with a number (it needs its own text). Cached: `_mc_units` tests each
+    option against every unit below the question's best."""
+    wanted = frozenset(_ORDINALS.get(t, t) for t in content_terms(option))
+    return wanted if len(wanted) >= 2 and not any(c.isdigit() for c in option) else frozenset()
+
+
 def words_option(option: str, text: str) -> bool:
     """Whether a text holds every word of a phrase option in its own wording ("only
-    step 1 is kept" for "Only the first step"); options of one word or with a number
-    need their own text."""
-    wanted = {_ORDINALS.get(t, t) for t in content_terms(option)}
-    if len(wanted) < 2 or any(c.isdigit() for c in option):
-        return False
-    return wanted <= {_ORDINALS.get(t, t) for t in term_set(text)}
+    step 1 is kept" for "Only the first step")."""
+    wanted = _option_words(option)
+    return bool(wanted) and wanted <= {_ORDINALS.get(t, t) for t in term_set(text)}
 
 
 def _worded_elsewhere(
@@ -494,7 +502,6 @@ _NEIGHBOUR_OF = re.compile(
     r"(?:the\s+)?['\"`‘“]?(?P<named>[\w.-]+)['\"`’”]?",
     re.IGNORECASE,
 )
-_ARROW = r"\s*(?:→|->|⇒)\s*"
 
 
 def _neighbouring_option(question: str, choices: dict[str, str], texts: list[str]) -> str | None:
@@ -510,7 +517,9 @@ def _neighbouring_option(question: str, choices: dict[str, str], texts: list[str
     for letter, option in choices.items():
         name = re.escape(option.strip().strip("`'\""))
         first, second = (named, name) if after else (name, named)
-        pattern = re.compile(rf"(?<![\w.-]){first}`?{_ARROW}`?{second}(?![\w-])", re.IGNORECASE)
+        pattern = re.compile(
+            rf"(?<![\w.-]){first}`?\s*{ARROW}\s*`?{second}(?![\w-])", re.IGNORECASE
+        )
         if any(pattern.search(text) for text in texts):
             found.append(letter)
     return found[0] if len(found) == 1 else None

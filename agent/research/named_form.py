@@ -13,10 +13,11 @@ import re
 
 from agentcycle.agent.research.text import stem, term_set, tokens
 
-# "what TFZ condition", "which criterion", "under what cut-off rule": the asked noun
-_CONDITION_NOUNS = frozenset(stem(w) for w in ("condition", "criterion", "criteria", "test"))
+# "what TFZ condition", "which criterion": the asked noun
+_CONDITION_WORDS = ("condition", "criterion", "criteria", "test")
+_CONDITION_NOUNS = frozenset(stem(w) for w in _CONDITION_WORDS)
 _CONDITION_Q = re.compile(
-    r"\b(?:what|which)\s+(?:[\w.-]+\s+){0,3}?(?:condition|criterion|criteria|test)\b",
+    rf"\b(?:what|which)\s+(?:[\w.-]+\s+){{0,3}}?(?:{'|'.join(_CONDITION_WORDS)})\b",
     re.IGNORECASE,
 )
 # "TFZ < 5", "R-free>0.35", "clashscore ≥ 20", "pLDDT <= 70%"

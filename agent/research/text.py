@@ -355,6 +355,8 @@ _EXTENSION_OF = {
 }  # fmt: skip
 
 
+# the arrows a passage writes a change or a sequence with: "3 → 5", "proposed -> testing"
+ARROW = r"(?:→|->|⇒)"
 # A version token ("v114", "v115.09b", "2.3.1") names a version or release by itself.
 VERSION_TOKEN = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)*[a-z]?\d*|\d+\.\d+\.\d+)(?![\w])")
 _VERSION_STEMS = frozenset({"version", "releas"})
