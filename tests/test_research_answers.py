@@ -59,6 +59,7 @@ from agentcycle.agent.research.key_entities import (
     unstated_constants,
 )
 from agentcycle.agent.research.listed_owner import listed_noun, listed_owner
+from agentcycle.agent.research.named_document import named_documents
 from agentcycle.agent.research.node_answer import (
     chosen_alternative,
     pooled_evidence,
@@ -653,6 +654,27 @@ def test_a_fraction_counts_no_things_but_may_count_a_measure() -> None:
     assert waited == "0.5 seconds"
 
 
+def test_a_count_needs_a_passage_that_names_the_counted_things() -> None:
+    """ "How many archived-mirror pages are in the 40K-page index?": a range of scores
+    ("0.61-0.64") counts nothing, and a bare "fetch 5" in a passage that never names
+    pages counts something else, however much of the rest of the question it shares.
+    A passage that names the pages answers; so does a span whose suffix names the
+    measure asked ("91s" for "how many seconds")."""
+    question = "How many archived-mirror pages are in the crawler's 40K-page index?"
+    scores = "Archived mirrors score lowest (0.61-0.64) because the index covers them weakly."
+    assert _extracted(scores, question) is None
+    trace = "plan → fetch 5 → rank archived mirrors → fetch 5 NEW → stop (index lacks them)"
+    composed = _composed(f"{scores}\n{trace}", question, "Crawler > Mirrors")
+    assert composed is not None and composed.focus_missing == ["pag"]
+    counted = "The 40K-page index holds 1,200 archived-mirror pages."
+    composed = _composed(counted, question, "Crawler > Index")
+    assert composed is not None and composed.direct.startswith("1,200")
+    assert not composed.focus_missing
+    timed = "The archived-mirror crawl (91s) ran longer than the live crawl."
+    composed = _composed(timed, "How many seconds did the archived-mirror crawl take?", "Runs")
+    assert composed is not None and not composed.focus_missing
+
+
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
     """ "growing without bound" is told as "unbounded growth"; "lines *around* the
     match" asks about lines, and no passage need write "around"."""
@@ -747,6 +769,19 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     assert shape_for(expect(marker), marker)("[FETCH_TIMEOUT]")
     assert not shape_for(expect(marker), marker)("fetch_pages()")  # what prints it
     assert not shape_for(expect(marker), marker)("FETCH_RETRY_LIMIT")  # a constant beside it
+    # an algorithm, library or format is named in words, never by the tool, function or
+    # file that uses it
+    algorithm = "Which ranking algorithm (e.g. BM25) does the crawler's Link_Scorer_Tool use?"
+    fits = shape_for(expect(algorithm), algorithm)
+    assert fits("Okapi BM25") and fits("k-means")
+    assert not fits("Link_Sorter_Tool") and not fits("rank_links(query: str)")
+    assert not fits("scorer.py") and not fits("RankNode")
+    # a temperature or threshold is a number: not a parameter named beside it, a model
+    # whose name carries digits, or a status code
+    temperature = "What default sampling temperature does the crawler's planner use?"
+    fits = shape_for(expect(temperature), temperature)
+    assert fits("0.2") and fits("<= 0.05") and fits("0.7 (default)")
+    assert not fits("top_p") and not fits("gemini-2.5-pro") and not fits("HTTP 400")
 
 
 def test_table_row_gives_the_variable_whose_cell_says_what_is_asked() -> None:
@@ -4965,3 +5000,77 @@ def test_which_x_do_both_a_and_b_use_is_the_value_they_share() -> None:
     shared = compose_comparison(comparison, ([scheduler], [fetcher]), vocabulary)
     assert shared is not None and shared.direct == "RedisQueue"
     assert compose_comparison(comparison, ([scheduler], [other]), vocabulary) is None
+
+
+OLD_ROLES = (
+    "| Activity | Function | ollama | mirror |\n|---|---|---|---|\n"
+    "| **Link scoring** | `score_links()` | local HTTP | fetch-1.0 |\n"
+)
+NEW_ROLES = (
+    "| Activity | Function | ollama | mirror |\n|---|---|---|---|\n"
+    "| **Link scoring** | `score_links()` | local HTTP | fetch-2.5-lite |\n"
+)
+
+
+def _roles(old: str = "seeds/crawler-notes.md", new: str = "docs/CRAWLER.md") -> list[Evidence]:
+    """The same table row in an older write-up and in the current document."""
+    return [
+        Evidence(chunk_id="old", file=old, heading="Crawler Notes > Roles", text=OLD_ROLES),
+        Evidence(chunk_id="new", file=new, heading="Crawler Architecture > Roles", text=NEW_ROLES),
+        Evidence(
+            chunk_id="why", file=new, heading="Crawler Architecture > Roles",
+            text="**Rationale**: the mirror retired `fetch-1.0` on 2026-05-20.",
+        ),
+    ]  # fmt: skip
+
+
+def test_the_document_an_asking_sentence_names_is_read_first() -> None:
+    """Two documents give the same row with other values; the one the question names by
+    its file name or its title's words ("User Guide") answers. A premise that names a
+    document asks nothing of it."""
+    evidence = _roles()
+    asked = "Which mirror model does the current CRAWLER.md list for link scoring?"
+    assert named_documents(asked, evidence) == {"docs/CRAWLER.md"}
+    assert _composed_over(asked, evidence, "other words").direct == "fetch-2.5-lite"
+    older = "Which mirror model does the crawler-notes.md write-up list for link scoring?"
+    assert _composed_over(older, evidence, "other words").direct == "fetch-1.0"
+    guide = Evidence(
+        chunk_id="g", file="docs/GUIDE.md", heading="Crawler — User Guide > Runs", text="-"
+    )
+    titled = "According to the User Guide, which mirror model scores links?"
+    assert named_documents(titled, [*evidence, guide]) == {"docs/GUIDE.md"}
+    assert named_documents("The User Guide lists fetch-1.0 for link scoring.", [guide]) == set()
+
+
+def test_a_value_the_premise_gives_for_the_asked_role_is_not_the_answer() -> None:
+    """ "The older notes list fetch-1.0 as the mirror model for link scoring. After the
+    mirror retired that model, which model does the current CRAWLER.md list for link
+    scoring?" asks for the value that replaced fetch-1.0, not for fetch-1.0 again, even
+    where a sentence on its retirement repeats most of the question's words."""
+    question = (
+        "The older notes list fetch-1.0 as the mirror model for link scoring. After the mirror "
+        "retired that model, which model does the current CRAWLER.md list for link scoring?"
+    )
+    bridged = split_bridge(question)
+    assert bridged is not None
+    evidence = _roles()
+    vocabulary = Vocabulary.from_texts([e.text for e in evidence] + ["other words", "more"])
+    composed = compose_bridged(*bridged, evidence, vocabulary)
+    assert composed is not None and composed.direct == "fetch-2.5-lite"
+
+
+def test_a_passage_quoting_the_same_example_names_the_focus_for_both() -> None:
+    """The same YAML lines stand in two guides; only one calls the number an
+    "improvement threshold". Answered from the guide the question names, the other's
+    words still count as naming what is asked: it is no near-miss."""
+    lines = "- condition: plateau\n  cycles: 2\n  threshold: 0.005"
+    evidence = [
+        Evidence(chunk_id="a", file="docs/OVERVIEW.md",
+                 heading="Crawler Technical Overview > Phases", text=f"```yaml\n{lines}\n```"),
+        Evidence(chunk_id="b", file="docs/DEV.md", heading="Crawler Developer Guide > Stop rules",
+                 text=f"A crawl stops when the improvement stays small:\n```yaml\n{lines}\n```"),
+    ]  # fmt: skip
+    question = "In the Technical Overview's example, what improvement threshold defines a plateau?"
+    composed = _composed_over(question, evidence, "other words")
+    assert composed is not None and composed.direct.startswith("0.005")
+    assert composed.units[0].evidence.file == "docs/OVERVIEW.md" and not composed.focus_missing

@@ -599,6 +599,14 @@ PRIORITY_TABLE = (
     "| deep_crawl | many links | 30 |\n| quick_crawl | few links | 10 |\n"
     "| feed_crawl | an RSS feed | 40 |\n| mirror_crawl | a mirror list | 20 |\n"
 )
+RETRY_KINDS = (
+    "- **`pick_mirror`**: chooses another mirror when the first one times out.\n"
+    "- **`drop_header`** (v3.2): removes a header the mirror rejects and fetches again.\n"
+    "- **`plain_refetch`** (v4): fetches the page again with no header additions and no "
+    "header drops, leaving the fix to the request rebuild.\n"
+    "**The `drop_header` kind** (added in v3.2): beside `pick_mirror` and `add_header`, "
+    "it handles mirrors that refetch a page after a rejected header."
+)
 PREFERENCES = (
     'PREFERENCES = {"crawl.pages": {"prefer": "plain_html"}, '
     '"crawl.feeds": {"prefer": "anomalous_rss"}, "crawl.maps": {"prefer": "sitemap"}}'
@@ -609,6 +617,11 @@ PREFERENCES = (
     # a list glossing each option: the one whose own parenthesis says what is asked
     pytest.param(GLOSSED_MODES, "Which mode means the crawler wants to try another mirror?",
                  "crawl watch halt swerve", "D", "its own description", id="gloss"),
+    # "`plain_refetch` (v4): fetches …": a version in parentheses, then the colon's gloss
+    pytest.param(RETRY_KINDS, "Which retry kind, added in v4, fetches the page again with no "
+                 "header additions and no header drops?",
+                 "pick_mirror drop_header add_header plain_refetch", "D", "its own description",
+                 id="versioned-gloss"),
     # each option heads its own row: the column the question names orders them
     pytest.param(PRIORITY_TABLE, "Among these templates, which one carries the highest priority?",
                  "deep_crawl quick_crawl feed_crawl mirror_crawl", "C", "numbered",

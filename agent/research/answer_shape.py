@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 
 from agentcycle.agent.research.answer_type import WHEN, Expectation, main_clause
-from agentcycle.agent.research.text import STOPWORDS, VERSION_TOKEN
+from agentcycle.agent.research.text import STOPWORDS, VERSION_TOKEN, stem
 
 Shape = Callable[[str], bool]
 
@@ -108,6 +108,40 @@ def _model_name(text: str) -> bool:
     if not bare or len(bare.split()) > 4 or "_" in bare:
         return False
     return any(c.isdigit() for c in bare) and any(c.isalpha() for c in bare)
+
+
+# heads whose answer is named in words or by its makers ("Leiden", "ChromaDB", "JSON"),
+# never by a code name of another kind: a `Cropper_Tool` is a tool, `rank_node` a node
+_NAMED_NOT_CODED = frozenset({"algorithm", "librar", "databas", "format", "languag"})
+# a code name whose last part says what kind of thing it is
+_KIND_SUFFIXED = re.compile(
+    r"\w+?(?:_|(?<=[a-z])(?=[A-Z]))(?:tool|node|agent|skill|file|class|function)s?",
+    re.IGNORECASE,
+)
+
+
+def _not_another_kind(text: str) -> bool:
+    """Not a file name, a call or a code name of a named kind (`Single_Cell_Cropper_Tool`):
+    each would name the tool, function or file that does the asked thing, not the thing."""
+    bare = text.strip(" `'\"")
+    return bool(bare) and not (
+        _FILE_NAME.fullmatch(bare) or _KIND_SUFFIXED.fullmatch(bare) or _CALLED.search(bare)
+    )
+
+
+# heads whose value is always a number, whatever the question's wording
+_NUMERIC_HEADS = frozenset(
+    stem(w) for w in ("temperature", "threshold", "tolerance", "cutoff", "probability")
+)
+
+
+def _numeric(text: str) -> bool:
+    """A value that is a number ("0.2", "<= 0.05"): not a digit inside a name
+    ("gemini-2.5-pro") nor a number some word labels ("HTTP 400")."""
+    return re.match(r"[\s`~≈<>=≤≥]*\d+(?:\.\d+)?(?![\w-])", text) is not None
+
+
+_CALLED = re.compile(r"[A-Za-z_]\w*\(")  # `_requires_full_analysis(question: str)`
 
 
 # a person's name: capitalised words ("Tom", "Billy K. Poon"), never a file, an
@@ -237,6 +271,10 @@ def shape_for(expectation: Expectation, question: str) -> Shape | None:
         return _model_name
     if head in {"function", "method", "test", "case"} and _TEST_FUNCTION.search(clause):
         return _every(_TEST)
+    if head in _NUMERIC_HEADS:
+        return _numeric  # "what default sampling temperature": 0.2, never `top_p`
+    if head in _NAMED_NOT_CODED and expectation.kind in ("name", "identifier", "phrase"):
+        return _not_another_kind  # "which clustering algorithm": no `Cropper_Tool`
     if head in {"color", "colour"}:  # "what color is the banner": orange, not "banner"
         return _color_word
     if re.search(r"\bpunctuation\b", clause, re.I) and head in {"charact", "mark", "punctuat"}:

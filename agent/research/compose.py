@@ -72,6 +72,7 @@ from agentcycle.agent.research.extract import (
     with_unit,
     yes_or_no,
 )
+from agentcycle.agent.research.named_document import named_documents
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
@@ -96,6 +97,7 @@ RANK_WEIGHTS = (0.6, 0.25, 0.15)
 SHAPE_SEARCH = 8
 SHAPE_MARGIN = 0.2
 EARLIER_STATE = 0.7  # weight of a unit about the time before the version asked about
+OTHER_DOCUMENT = 0.8  # weight of a unit from another document than the one the question names
 COUNT_SEARCH = 4  # best units read for counts of the asked noun that belong to other names
 
 
@@ -182,6 +184,14 @@ def rank(
         if _tells_the_time_before(unit.text, question):
             score *= EARLIER_STATE  # "Before v120, X was in a.py" for "where does v120 put X"
         ranked.append(Ranked(unit, score, span, features))
+    named = named_documents(question, evidence)
+    if named and any(r.unit.evidence.file in named for r in ranked):
+        # "which model does the current ARCHITECTURE.md list": an older document's row
+        # of the same shape is no answer
+        ranked = [
+            r if r.unit.evidence.file in named else replace(r, score=r.score * OTHER_DOCUMENT)
+            for r in ranked
+        ]
     return sorted(ranked, key=lambda r: r.score, reverse=True)
 
 
@@ -302,6 +312,25 @@ def _named_in(term: str, text: str) -> bool:
         len(word) >= SHARED_PREFIX and (term.startswith(word) or word.startswith(term))
         for word in term_set(text)
     )
+
+
+def _uncounted(
+    question: str, expectation: Expectation, span: Span | None, context: str
+) -> list[str]:
+    """The noun a "how many" question counts, when no cited passage names it.
+
+    Whatever else the passages share with the question, a number in a text that never
+    names the counted things counts something else: "how many constitutional-law
+    passages" is not answered by "retrieve 5" beside "constitutional law topics score
+    lowest". A span whose own suffix names the noun ("32 tests") names it."""
+    if expectation.kind != "number" or span is None:
+        return []
+    counted = asked_unit(question)
+    if suffix_measures(span.text) in counted:
+        return []  # "91s" names the seconds asked for
+    if not counted or any(_named_in(t, f"{context}\n{span.text}") for t in counted):
+        return []
+    return sorted(counted)[:1]
 
 
 def _unabbreviated(missing: list[str], focus: list[str], text: str) -> list[str]:
@@ -717,7 +746,14 @@ def compose(
         direct = _shorten(clean_unit(lead.unit.text, lead.unit.evidence.table_text))
     # The cited passages together must name the focus (a multi-hop answer's second
     # passage may be the one that does).
-    context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in units)
+    # … and so does a passage elsewhere that says the lead's very words (the same YAML
+    # example in two guides): what one calls an "improvement threshold" is said of both
+    said = _bare(lead.unit.text)
+    echoes = [
+        r.unit for r in ranked
+        if r.unit.evidence.file != lead.unit.evidence.file and _bare(r.unit.text) == said
+    ]  # fmt: skip
+    context = "\n".join(f"{u.evidence.context}\n{u.evidence.text}" for u in [*units, *echoes])
     missing = _unabbreviated(
         [t for t in expectation.focus if not _named_in(t, context)], expectation.focus, context
     )
@@ -733,6 +769,8 @@ def compose(
         missing = [t for t in missing if t not in modifiers]
     if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
+    if not _binds_a_named_setting(lead.span, question):  # `SAME_PAGE_LIMIT = 3` counts
+        missing += _uncounted(question, expectation, lead.span, context)
     cited = [
         lead.unit,
         *(
@@ -809,6 +847,31 @@ BRIDGE_COVERAGE = 0.25  # lexical coverage of the context a named bridge's unit 
 BRIDGE_NAMED_COVERAGE = 0.4
 _CODE_NAME = re.compile(r"^[\w-]+[._][\w.-]+$")
 BRIDGE_TERMS = 3  # rare words of the first hop's best unit carried into the second
+
+
+def _bare(text: str) -> str:
+    """A unit's words without code fences, quotes and spacing: how two passages quoting the
+    same example are told to say the same thing."""
+    return " ".join(re.sub(r"[`*]+", " ", text).split())
+
+
+def _restated_values(
+    context: str, asking: str, expectation: Expectation, shape: Shape | None
+) -> set[str]:
+    """The values of the asked kind the context writes for the role the asking clause
+    asks about again: "The older guide lists `fetch-1.0` as the mirror model for link
+    scoring. Which model does the current guide list for link scoring?" asks for a value
+    other than `fetch-1.0`. The asking clause repeats at least two of the context's other
+    words (the role); a chain that only leads on ("force a tool after X_Tool; which tool
+    does that tool depend on?") repeats none, and its answer may be the context's name."""
+    if shape is None:
+        return set()
+    words = {w.strip("`'\"()[],;:.") for w in context.split()}
+    values = [w for w in words | set(code_names_in(context)) if w and shape(w)]
+    role = set(content_terms(context)) - {t for n in values for t in content_terms(n)}
+    if not values or len(role & set(content_terms(asking))) < 2:
+        return set()
+    return {n.lower() for n in values}
 
 
 def _of_the_asked_kind(name: str, expectation: Expectation, shape: Shape | None) -> bool:
@@ -1041,6 +1104,9 @@ def compose_bridged(
         for name in code_names_in(context)
         if not _of_the_asked_kind(name, expectation, shape)
     }
+    restated = _restated_values(context, asking, expectation, shape)
+    if restated:  # the context gives the asked role's value elsewhere: the answer is another
+        found = (found - {hop.span.text.lower()} if hop.span is not None else found) | restated
     named_asking = asking
     if stated and points_back(asking):
         # the bridge stated outright is what "that provider" means: written in, it picks

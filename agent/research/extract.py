@@ -2059,7 +2059,8 @@ _ASKS_BOUND = re.compile(
 )
 
 
-_FRACTIONAL = re.compile(r"[~≈]?\d*\.\d+")
+# a fraction, or a range of them ("0.67-0.70"): a score or ratio, never a whole count
+_FRACTIONAL = re.compile(r"[~≈]?\d*\.\d+(?:\s?[-–]\s?\d*\.\d+)?")
 # nouns whose "how many" a fraction may answer ("how many seconds": 0.5)
 _MEASURED_NOUNS = frozenset(
     stem(noun)

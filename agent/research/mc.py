@@ -577,17 +577,20 @@ def _described_option(
             if not valued
             else ""
         )
-        # "`pivot` (agent wants …)", '"phenix.autosol": {"prefer": "anomalous_intensity"',
+        # "`pivot` (agent wants …)", "`force_retry` (v120): re-runs …",
+        # '"phenix.autosol": {"prefer": "anomalous_intensity"',
         # "`anthropic` has no native …" (a clause in lower case, up to its end)
         gloss = re.compile(
-            rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{3,160}})\)|:\s*([^\n}}]{{3,160}})"
+            rf"(?<![\w.]){name}[`\"'*]*\s*(?:\(([^()]{{2,160}})\)(?::\s*([^\n}}]{{3,160}}))?"
+            rf"|:\s*([^\n}}]{{3,160}})"
             rf"{comment}){clause}"
         )
         # only a name heads its section: "Local execution" over a unit is no gloss of "local"
         is_name = re.search(r"[_.]|[a-z][A-Z]", option) is not None
         heading_names = re.compile(rf"(?<![\w.]){name}(?![\w])")
         for text, heading in units:
-            glosses = [next(g for g in m.groups() if g) for m in gloss.finditer(text)]
+            # "`force_retry` (v120): re-runs …": a parenthesis and the colon's gloss after it
+            glosses = [" ".join(g for g in m.groups() if g) for m in gloss.finditer(text)]
             if is_name and heading_names.search(heading):
                 glosses.append(f"{heading} {text}")
             for said in glosses:

@@ -1,0 +1,48 @@
+"""The documents an asking sentence names: "which model does the current
+ARCHITECTURE.md list", "according to the User Guide, …".
+
+A reader who names the document expects the answer from it. Two documents often state
+the same fact in rows of the same shape (an older write-up and its current version), so
+the words of the passage alone cannot tell them apart; the name the question writes can.
+A document is named by its file name written whole, or by a two-word phrase of its title
+that ends in a word for a kind of document ("User Guide", "Technical Overview").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import pairwise
+
+from agentcycle.agent.research.answer_type import main_clause
+from agentcycle.agent.research.state import Evidence
+
+# words that say what kind of document a title names; the word before one makes it a name
+_DOCUMENT_KINDS = {"guide", "overview", "architecture", "design", "logic", "reference", "manual"}
+_FILE_WRITTEN = re.compile(r"(?<![\w/.-])([\w-]+\.(?:md|rst|txt))\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][\w-]*")
+
+
+def _title_names(heading: str) -> set[str]:
+    """ "PHENIX AI Agent — User Guide" → {"user guide"}: each kind word with the word
+    before it, from the document's title (the first part of a heading path)."""
+    words = [w.lower() for w in _WORD.findall(heading.split(" > ", 1)[0])]
+    return {f"{a} {b}" for a, b in pairwise(words) if b in _DOCUMENT_KINDS}
+
+
+def named_documents(question: str, evidence: Iterable[Evidence]) -> set[str]:
+    """The files among the evidence's that the asking sentence names; empty when it
+    names none of them or the text asks nothing."""
+    clause = main_clause(question)
+    if not clause.endswith("?"):
+        return set()  # a premise ("The User Guide says …") sets up a hop, it asks nothing
+    written = {m.group(1).lower() for m in _FILE_WRITTEN.finditer(clause)}
+    lowered = " ".join(w.lower() for w in _WORD.findall(clause))
+    named = set()
+    for item in evidence:
+        base = item.file.rsplit("/", 1)[-1].lower()
+        if base in written or any(
+            re.search(rf"\b{re.escape(name)}\b", lowered) for name in _title_names(item.heading)
+        ):
+            named.add(item.file)
+    return named
