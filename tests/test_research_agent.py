@@ -497,8 +497,9 @@ def test_a_described_provider_is_named_by_its_clause_or_by_a_column_title(
     "`beta` has no native upload endpoint" (and names `gamma` beside it), so `beta` is
     the provider. "… whose dispatch sets `server.needs_gpu = True`": the sentence that
     says so names the provider by a plain word ("is set for alpha"), which heads a
-    column of the table the rest of the question reads. Each answer is the named
-    provider's cell of that table."""
+    column of the table the rest of the question reads. "… the provider that the User
+    Guide names as the default": the guide says "Gamma is the default" in words. Each
+    answer is the named provider's cell of that table."""
     from agentcycle.agent.research import ResearchConfig, research
     from agentcycle.storage.corpus import ingest
     from agentcycle.tasks.research import LocalTools
@@ -534,6 +535,24 @@ def test_a_described_provider_is_named_by_its_clause_or_by_a_column_title(
         assert not result.insufficient, result.trace
         assert result.direct == answer, "\n".join(result.trace)
         assert any(f"thing described is '{provider}'" in t for t in result.trace)
+    # a provider named in a plain word ("Gamma is the default"), in the document the
+    # question names: its passage shares no other word with the question
+    guided = tmp_path / "guided"
+    guided.mkdir()
+    (guided / "models.md").write_text((docs / "models.md").read_text())
+    (guided / "guide.md").write_text(
+        "# Crawler — User Guide\n\n## Choose settings\n\n**Provider**\n\nWhich AI service "
+        "ranks the pages. Gamma is the default and works well for most sites.\n\n"
+        "## Reading the report\n\nThe report lists every crawled site with its depth.\n"
+    )
+    ingest("guided", [guided])
+    question = (
+        "Which model is the default for page ranking when the crawler uses the provider "
+        "that the User Guide names as the default?"
+    )
+    result = research(question, LocalTools("guided", record=False), config=config)
+    assert result.direct == "rank-large-3", "\n".join(result.trace)
+    assert any("thing described is 'Gamma'" in t for t in result.trace)
 
 
 def test_a_comparison_looks_up_each_side_then_answers_the_difference(

@@ -59,7 +59,7 @@ from agentcycle.agent.research.key_entities import (
     unstated_constants,
 )
 from agentcycle.agent.research.listed_owner import listed_noun, listed_owner
-from agentcycle.agent.research.named_document import named_documents
+from agentcycle.agent.research.named_document import document_scopes, named_documents
 from agentcycle.agent.research.node_answer import (
     chosen_alternative,
     pooled_evidence,
@@ -1032,6 +1032,10 @@ def test_the_row_binding_the_named_constant_beats_a_closer_mention() -> None:
 def test_a_word_before_a_when_clause_is_the_verb_not_the_noun_asked_for() -> None:
     """ "Which log marker *fires when* …": the marker is asked for, not a fire."""
     assert expect("Which log marker fires when the upload fails?").head == "mark"
+    # "serves both as …", "counts as …": a role follows the verb, not another noun
+    both = "What score value serves both as the crawler's cutoff and as the cache's floor?"
+    assert expect(both).focus == ["scor"] and expect(both).head == "valu"
+    assert expect("Which status code counts as a retry?").head == "code"
     assert expect("Which node runs if the planner fails?").head == "node"
 
 
@@ -5074,3 +5078,32 @@ def test_a_passage_quoting_the_same_example_names_the_focus_for_both() -> None:
     composed = _composed_over(question, evidence, "other words")
     assert composed is not None and composed.direct.startswith("0.005")
     assert composed.units[0].evidence.file == "docs/OVERVIEW.md" and not composed.focus_missing
+
+
+def test_a_named_documents_passages_are_searched_inside_it_and_ranked() -> None:
+    """ "the provider that the User Guide names as the default": the guide's sentence
+    ("Gamma is the default") shares one word with the question, so the corpus-wide
+    ranking holds it nowhere near its top; the guide is searched by its title's words
+    (or a file by its name), and its units are ranked however few words they share."""
+    scopes = document_scopes(
+        "The User Guide says X. Which model does the current CRAWLER.md list for scoring?"
+    )
+    assert [(s.file, s.heading) for s in scopes] == [("/CRAWLER.md", None), (None, "user guide")]
+    assert all("User Guide" not in s.query for s in scopes if s.heading)
+    guide = Evidence(chunk_id="g", file="docs/guide.md", heading="Crawler — User Guide > Settings",
+                     text="Gamma is the default and works well for most sites.")
+    notes = Evidence(chunk_id="n", file="docs/crawler-notes.md", heading="Notes", text="-")
+    assert scopes[1].holds(guide) and not scopes[1].holds(notes)
+    assert scopes[0].holds(Evidence(chunk_id="c", file="docs/CRAWLER.md", text="-"))
+    assert not scopes[0].holds(Evidence(chunk_id="l", file="docs/legal-crawler.md", text="-"))
+    others = [
+        Evidence(chunk_id=f"o{n}", file="docs/providers.md", heading="Providers",
+                 text=f"Each crawl provider's default name for user site {n} is in its guide file.")
+        for n in range(30)
+    ]  # fmt: skip
+    question = "Which crawl provider does the User Guide name as the default?"
+    vocabulary = Vocabulary.from_texts([e.text for e in [guide, *others]] + ["other words"])
+    expectation = Expectation(kind="name", focus=[], asks_default=True, head="provid")
+    ranked = rank(question, [*others, guide], vocabulary, expectation, None)
+    read = [r for r in ranked if r.unit.evidence.file == "docs/guide.md"]
+    assert read and read[0].span is not None and read[0].span.text == "Gamma"

@@ -665,6 +665,10 @@ _OBJECT_PRONOUNS = {"you", "it", "them", "us", "me"}
 _SUBORDINATORS = {"when", "whenever", "if", "once", "while", "unless", "until"}
 
 
+# "which value *serves both as* X and as Y", "which flag *counts as* …": a role opens
+_ROLE_OPENERS = {"both", "either", "as"}
+
+
 def _verb_before_object(word: str, following: list[str]) -> bool:
     """Whether `word` is a verb in the third person by its object: "-s" before a
     determiner ("which rule *strips* every key", "which node *reads* its file"), before
@@ -678,6 +682,7 @@ def _verb_before_object(word: str, following: list[str]) -> bool:
         or after in _PARTICLES
         or after in _PLACING_ADVERBS
         or after in _SUBORDINATORS
+        or after in _ROLE_OPENERS
         or (word in _CAUSING and after in _OBJECT_PRONOUNS)
     )
 

@@ -98,6 +98,7 @@ SHAPE_SEARCH = 8
 SHAPE_MARGIN = 0.2
 EARLIER_STATE = 0.7  # weight of a unit about the time before the version asked about
 OTHER_DOCUMENT = 0.8  # weight of a unit from another document than the one the question names
+NAMED_UNITS = 8  # units of a document the question names ranked beyond the lexical cut
 COUNT_SEARCH = 4  # best units read for counts of the asked noun that belong to other names
 
 
@@ -146,7 +147,11 @@ def rank(
 
     `extra_terms` (a bridge's words) count for ranking only: a span is never one of the
     question's own words, and the bridge is not what is asked."""
-    scored = score_units(question, evidence, vocabulary, extra_terms)[: EMBED_TOP * 2]
+    every = score_units(question, evidence, vocabulary, extra_terms)
+    scored = every[: EMBED_TOP * 2]
+    named = named_documents(question, evidence)
+    if named:  # the named document's units are read however few words they share
+        scored += [u for u in every[EMBED_TOP * 2 :] if u.evidence.file in named][:NAMED_UNITS]
     top = scored[:EMBED_TOP]
     terms = content_terms(question)
     extra = [t for t in extra_terms or [] if t not in terms]
@@ -184,7 +189,6 @@ def rank(
         if _tells_the_time_before(unit.text, question):
             score *= EARLIER_STATE  # "Before v120, X was in a.py" for "where does v120 put X"
         ranked.append(Ranked(unit, score, span, features))
-    named = named_documents(question, evidence)
     if named and any(r.unit.evidence.file in named for r in ranked):
         # "which model does the current ARCHITECTURE.md list": an older document's row
         # of the same shape is no answer

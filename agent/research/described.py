@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from agentcycle.agent.research.answer_type import PREPOSITIONS, expect
 from agentcycle.agent.research.clean import clean_inline, table_headers
 from agentcycle.agent.research.compose import compose
+from agentcycle.agent.research.named_document import document_scopes
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.synthesize import Scored
 from agentcycle.agent.research.text import STOPWORDS, content_terms, present_terms, sentences, stem
@@ -145,6 +146,14 @@ def resolve_described(
     found = [
         *tools.search_units(described.asked, SEARCHED_UNITS),
         *tools.search(described.asked, SEARCHED_CHUNKS),
+        # "the provider that the User Guide names as the default": read inside the guide
+        *(
+            hit
+            for scope in document_scopes(described.asked)
+            for hit in tools.search(
+                scope.query, SEARCHED_CHUNKS, file=scope.file, heading=scope.heading
+            )
+        ),
         *evidence,
     ]
     pool = list({e.chunk_id: e for e in found}.values())
@@ -172,7 +181,9 @@ def _composed_name(
     """The name of the described kind that the passages best answering the description
     as a question give, with its sentence; None when the best gives none."""
     asked = described.asked
-    expectation = replace(expect(asked), kind="identifier", head=described.kind)
+    # a provider is named in a plain word ("Google is the default"), a program in code
+    kind = "name" if described.kind in _PLAIN_NAMED else "identifier"
+    expectation = replace(expect(asked), kind=kind, head=described.kind)
     composed = compose(asked, pool, tools.vocabulary(), expectation, tools.text_similarities, 1)
     if composed is None or composed.span is None or composed.shape_missing:
         return None
@@ -258,7 +269,7 @@ def _column_title_named(
 
 
 _NAME = re.compile(r"^[\w.:/()+-]{2,60}$")
-_PLAIN_NAME = re.compile(r"[A-Za-z][\w-]{1,30}")
+_PLAIN_NAME = re.compile(r"[A-Za-z]\w{1,30}")  # "google", not "GPU-capable"
 _CODE_SHAPE = re.compile(r"[_.()]|[a-z][A-Z]")
 
 

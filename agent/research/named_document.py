@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from itertools import pairwise
 
 from agentcycle.agent.research.answer_type import main_clause
@@ -46,3 +47,43 @@ def named_documents(question: str, evidence: Iterable[Evidence]) -> set[str]:
         ):
             named.add(item.file)
     return named
+
+
+# "the User Guide", "the Technical Overview's table": a word and a kind of document
+_TITLE_WRITTEN = re.compile(
+    rf"\b(?:the|its|their)\s+([A-Za-z][\w-]+)\s+({'|'.join(sorted(_DOCUMENT_KINDS))})\b",
+    re.IGNORECASE,
+)
+_NOT_A_TITLE_WORD = {"same", "current", "older", "old", "new", "whole", "following", "seed"}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """A search inside one document the question names."""
+
+    query: str  # the question less the document's name: its words match no passage
+    file: str | None = None  # a path fragment: `/ARCHITECTURE.md`
+    heading: str | None = None  # words of every heading path in it: "user guide"
+
+    def holds(self, passage: Evidence) -> bool:
+        """Whether the passage is inside the document (the search's own filter)."""
+        return (self.file is None or self.file.lower() in f"/{passage.file.lower()}") and (
+            self.heading is None or self.heading in passage.heading.lower()
+        )
+
+
+def document_scopes(question: str) -> list[Scope]:
+    """A search inside each document the question names, in any of its sentences: by a
+    file name written whole (`/ARCHITECTURE.md`, so that `legal-rag-graph-architecture.md`
+    does not match) or by a title's two words ("user guide", which every heading path of
+    that guide holds). A premise's document holds the first hop, the asking sentence's
+    the answer; both are worth reading."""
+    scopes = []
+    for m in _FILE_WRITTEN.finditer(question):
+        rest = question[: m.start()] + question[m.end() :]
+        scopes.append(Scope(rest, file=f"/{m.group(1)}"))
+    for m in _TITLE_WRITTEN.finditer(question):
+        if m.group(1).lower() not in _NOT_A_TITLE_WORD:
+            rest = question[: m.start()] + question[m.end() :]
+            scopes.append(Scope(rest, heading=f"{m.group(1)} {m.group(2)}".lower()))
+    return list(dict.fromkeys(scopes))

@@ -19,6 +19,7 @@ from agentcycle.agent.research.comparison import split_comparison
 from agentcycle.agent.research.compose import bridge_name
 from agentcycle.agent.research.evaluate import next_step_question, route, step_status
 from agentcycle.agent.research.injection import check_injection
+from agentcycle.agent.research.named_document import document_scopes
 from agentcycle.agent.research.references import follow
 from agentcycle.agent.research.retrieve import coverage, step_chunks, support_terms
 from agentcycle.agent.research.rewrite import rewrite_queries, without_document_names
@@ -163,6 +164,9 @@ def resolve_reference(ref: str, question: str, tools: ResearchTools) -> list[Evi
     return tools.search(ref, 3)
 
 
+SCOPED_K = 3  # passages read from inside each document the question names
+
+
 def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     """Run the first pending step: rewrite, pooled retrieval, rerank, cite, confidence."""
     tools, cfg = _tools(config), _config(state)
@@ -184,6 +188,15 @@ def execute_node(state: ResearchState, config: RunnableConfig) -> Update:
     top, ranked = step_chunks(  # confidence is judged on the `ranked` reranked ones
         asked, rankings, by_unit, used, vocabulary, cfg.top_k, cfg.unit_hits_kept
     )
+    # "According to the User Guide, …": the named document's best passages are read too,
+    # where the whole corpus's ranking may hold none of them
+    scopes = [s for s in document_scopes(step.question) if not any(s.holds(h) for h in top)]
+    seen = {h.chunk_id for h in top} | used
+    for scope in scopes:
+        scoped = tools.search(scope.query, SCOPED_K, file=scope.file, heading=scope.heading)
+        top += [h for h in scoped if h.chunk_id not in seen]
+        seen |= {h.chunk_id for h in scoped}
+    counters.retrieval_calls += len(scopes)
     sims = tools.similarities(asked, [h.chunk_id for h in top]) if top else []
     top = [
         h.model_copy(update={"similarity": s, "step": step.step_id})
