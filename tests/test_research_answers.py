@@ -5107,3 +5107,18 @@ def test_a_named_documents_passages_are_searched_inside_it_and_ranked() -> None:
     ranked = rank(question, [*others, guide], vocabulary, expectation, None)
     read = [r for r in ranked if r.unit.evidence.file == "docs/guide.md"]
     assert read and read[0].span is not None and read[0].span.text == "Gamma"
+
+
+def test_a_parameter_spelling_a_quoted_options_label_answers() -> None:
+    """ "The guide's 'Skip last N pages' option also exists on the command line. What is
+    the crawler's parameter name for it?": `skip_last_n` spells the label's first words;
+    parameters that merely share a word with it (`last_page_mode`) do not."""
+    question = (
+        "The guide's 'Skip last N pages' option also exists on the command line. "
+        "What is the crawl.run parameter name for it?"
+    )
+    for unit in (
+        "crawl.run log_dir=Run1 last_page_mode=tail skip_last_n=2",
+        "crawl.run pages_last=4 skip_last_n=2 command_line=on",
+    ):
+        assert _extracted(unit, question) == "skip_last_n"

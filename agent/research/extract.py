@@ -59,6 +59,7 @@ from agentcycle.agent.research.explicit_value import (
 )
 from agentcycle.agent.research.listed_owner import listed_owner
 from agentcycle.agent.research.named_form import asked_condition, asked_data_type
+from agentcycle.agent.research.synthesize import quoted_phrases
 from agentcycle.agent.research.text import (
     STOPWORDS,
     VERSION_TOKEN,
@@ -1825,6 +1826,7 @@ def _from_sentence(
         unit, kind, bool(_ASKS_SCALE.search(question)), bool(_ASKS_LINES.search(question))
     )
     setting = kind == "identifier" and asks_assignment(question)
+    labels = quoted_phrases(question) if kind == "identifier" else []
     assignments = _assignments(unit, question_terms) if setting else []
     if assignments:  # the whole `name=value` is asked for, not the value bound to the name
         bound_here = {}
@@ -1931,6 +1933,8 @@ def _from_sentence(
             fit += 0.6  # "Force `Visualizer_Tool` after `Analyzer_Tool`"
         elif position in bound_here:  # '"a.b": ["c"]', `EMBED_TIMEOUT', '120'`: what the
             fit += 0.6  # name the question writes or spells holds
+        elif labels and _spells_a_label(text, labels):
+            fit += 0.6  # `remove_last_n` is the parameter of the "Remove last N cycles" option
         if kind == "number":
             # "TODO_MAX_ITEMS = 15", "wavelength 0.9792", "4 collections": the asked thing's number
             fit += _labelled(
@@ -2069,6 +2073,16 @@ _MEASURED_NOUNS = frozenset(
         "units", "points", "megabytes", "gigabytes", "times", "dollars",
     )
 )  # fmt: skip
+
+
+def _spells_a_label(text: str, labels: list[str]) -> bool:
+    """Whether a code name spells the first words of a label the question quotes:
+    `remove_last_n` for "Remove last N cycles", `max_cycles` for "Max cycles" — a
+    setting's parameter named after its label in the interface."""
+    parts = [p for p in re.split(r"[_.-]+", text.split("=", 1)[0].strip("` ").lower()) if p]
+    if len(parts) < 2:
+        return False
+    return any(label.split()[: len(parts)] == parts for label in labels)
 
 
 def _measures_another_thing(text: str, counted: AbstractSet[str]) -> bool:
