@@ -5122,3 +5122,20 @@ def test_a_parameter_spelling_a_quoted_options_label_answers() -> None:
         "crawl.run pages_last=4 skip_last_n=2 command_line=on",
     ):
         assert _extracted(unit, question) == "skip_last_n"
+
+
+def test_a_sub_item_opening_with_a_verb_describes_its_parent_item() -> None:
+    """ "Which node computes the link_score?" over a numbered list of nodes whose item
+    "3. **rank_links**: scores fetched links" has a sub-item "- Finds `dead_links` and
+    computes `link_score`": the parent item's name is the node; `dead_links` is what the
+    node finds. A sub-item whose verb is not the question's says nothing of it."""
+    chunk = (
+        "2. **fetch_pages**: download every queued page\n"
+        "   - Retries each page twice\n\n"
+        "3. **rank_links**: scores fetched links\n"
+        "   - Finds `dead_links` and computes `link_score` (0-1)\n"
+    )
+    unit = "- Finds `dead_links` and computes `link_score` (0-1)"
+    question = "The crawler treats link_score >= 0.8 as good. Which node computes that link_score?"
+    assert _extracted(unit, question, chunk) == "rank_links"
+    assert _extracted(unit, "Which node stores the dead links?", chunk) != "rank_links"

@@ -64,6 +64,7 @@ from agentcycle.agent.research.text import (
     STOPWORDS,
     VERSION_TOKEN,
     content_terms,
+    indent_of,
     normalise,
     present_terms,
     stem,
@@ -2216,6 +2217,47 @@ def _less_the_named(span: Span | None, question: str) -> Span | None:
     return replace(span, text=", ".join(rest)) if rest else None
 
 
+ITEM_OWNER = "the name of the list item the sub-item describes"
+# heads whose answer is a named step of a list ("which node computes X")
+_OWNED_HEADS = frozenset(stem(w) for w in ("node", "tool", "step", "stage", "function", "agent"))
+# "   - Identifies `gaps` and computes …": an indented item opening with a verb
+_SUB_ITEM_VERB = re.compile(r"[ \t]+[-*+][ \t]+([A-Z][a-z]+s)\b")
+# "4. **hitl_analyze**: …", "- `rank_node` — …": a list item opening with a code name
+_NAMED_ITEM = re.compile(r"^(\s*)(?:\d+[.)]|[-*+])\s+\**`?([A-Za-z_][\w.]*)`?\**\s*[:—–-]")
+
+
+def _item_owner(
+    unit: str, chunk_text: str, question: str, expectation: Expectation
+) -> str | None:
+    """ "Which node computes that coverage_score?" over "4. **analyze_node**: LLM analysis
+    / - Identifies `gaps` and computes `coverage_score`": an indented item that opens
+    with a verb says what its parent item does, so the parent's name is the subject
+    asked for, not a name inside the sub-item. The question's verb must be the
+    sub-item's ("computes")."""
+    if expectation.head not in _OWNED_HEADS or expectation.kind not in ("identifier", "name"):
+        return None
+    at = chunk_text.find(unit)
+    if at < 0:
+        return None
+    start = chunk_text.rfind("\n", 0, at) + 1
+    line = chunk_text[start : chunk_text.find("\n", at) if "\n" in chunk_text[at:] else None]
+    if not _SUB_ITEM_VERB.match(line):
+        return None
+    asked = {stem(w) for w in content_terms(main_clause(question))}
+    said = {stem(w) for w in content_terms(unit)}
+    verbs = {stem(w) for w in re.findall(r"\b[a-z]+s\b", unit.lower())}
+    if not (asked & said & verbs):
+        return None
+    indent = len(line) - len(line.lstrip())
+    for above in reversed(chunk_text[:start].splitlines()):
+        named = _NAMED_ITEM.match(above)
+        if named is not None and len(named.group(1)) < indent:
+            return named.group(2)
+        if above.strip() and indent_of(above) < indent and named is None:
+            return None  # the parent item names nothing
+    return None
+
+
 def extract(
     unit: str,
     chunk_text: str,
@@ -2248,6 +2290,9 @@ def extract(
     titled = _titled_name(unit, expectation)
     if titled is not None and titled.lower() not in exclude:
         return _less_the_named(Span(titled, 1.0, TITLED_NAME), question)
+    owner = _item_owner(unit, chunk_text, question, expectation)
+    if owner is not None and owner.lower() not in exclude:
+        return Span(owner, 1.0, ITEM_OWNER)
     span = from_sentence(unit, question, expectation, exclude)
     if span is not None and _QUOTED_TOKEN.fullmatch(span.text):
         span = replace(span, text=span.text[1:-1])  # returns "synthesize": the node's name
