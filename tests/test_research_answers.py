@@ -5090,6 +5090,7 @@ def test_a_named_documents_passages_are_searched_inside_it_and_ranked() -> None:
     )
     assert [(s.file, s.heading) for s in scopes] == [("/CRAWLER.md", None), (None, "user guide")]
     assert all("User Guide" not in s.query for s in scopes if s.heading)
+    assert document_scopes("The User Guide?") == []  # nothing left to search for
     guide = Evidence(chunk_id="g", file="docs/guide.md", heading="Crawler — User Guide > Settings",
                      text="Gamma is the default and works well for most sites.")
     notes = Evidence(chunk_id="n", file="docs/crawler-notes.md", heading="Notes", text="-")

@@ -86,4 +86,5 @@ def document_scopes(question: str) -> list[Scope]:
         if m.group(1).lower() not in _NOT_A_TITLE_WORD:
             rest = question[: m.start()] + question[m.end() :]
             scopes.append(Scope(rest, heading=f"{m.group(1)} {m.group(2)}".lower()))
-    return list(dict.fromkeys(scopes))
+    # a search needs words: a question that is little more than the name searches nothing
+    return [s for s in dict.fromkeys(scopes) if _WORD.search(s.query)]
