@@ -4292,13 +4292,13 @@ def test_a_setting_named_by_most_of_the_questions_words_is_the_asked_one() -> No
     """ "How many levels deep can link following nest?" over `LINK_FOLLOW_DEPTH = 2`:
     the question names the setting by two of its three words, though not by the word it
     ends on ("deep"), so 2 is its value; a setting that shares none of the question's
-    words (`PAGE_CACHE_SIZE = 2`) is another's, a near-miss."""
+    words (`PAGE_CACHE_SIZE = 2`, which counts no levels) is another's, a near-miss."""
     question = "In the crawler's loop guards, how many levels deep can link following nest?"
     text = "LINK_FOLLOW_DEPTH = 2            # Max nesting levels"
     composed = _composed(text, question, "Constants")
     assert composed is not None and composed.direct == "2" and not composed.given_for_others
     other = _composed("PAGE_CACHE_SIZE = 2            # Pages kept", question, "Constants")
-    assert other is None or other.given_for_others
+    assert other is None or other.given_for_others or other.focus_missing == ["level"]
 
 
 def test_a_file_named_like_a_plural_asks_for_no_list() -> None:
@@ -5140,3 +5140,23 @@ def test_a_sub_item_opening_with_a_verb_describes_its_parent_item() -> None:
     question = "The crawler treats link_score >= 0.8 as good. Which node computes that link_score?"
     assert _extracted(unit, question, chunk) == "rank_links"
     assert _extracted(unit, "Which node stores the dead links?", chunk) != "rank_links"
+
+
+def test_a_measure_adjective_and_a_called_name_are_no_answer_words() -> None:
+    """ "How many characters wide is that window?" counts characters; "wide" says what
+    is measured and no passage need write it ("a 300-char window"). A call the question
+    names (`scrub_kwargs`) is no answer, with its arguments written out or not."""
+    question = "Stop markers match near the site name. How many characters wide is that window?"
+    assert expect(question).focus == ["charact"]
+    composed = _composed(
+        "Stop markers are matched within a 300-char window around the site name.",
+        question, "Crawler > Stop markers",
+    )
+    assert composed is not None and composed.direct.startswith("300")
+    assert not composed.focus_missing
+    asked = "Which sampling parameter does scrub_kwargs drop for the mirror provider?"
+    unit = (
+        "Sampling parameters pass through `scrub_kwargs(provider, kwargs)`; for the mirror "
+        "provider it drops `temperature`."
+    )
+    assert _extracted(unit, asked) == "temperature"

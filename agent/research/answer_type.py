@@ -732,6 +732,9 @@ _CLAUSE_DETERMINERS = {"the", "a", "an", "its", "their", "this", "these", "those
 _PLACING_WORDS = PREPOSITIONS | {"inside", "within", "into", "over", "under", "through", "across"}
 
 
+_MEASURE_ADJECTIVES = {"wide", "long", "tall", "deep", "high", "big", "large", "old", "thick"}
+
+
 def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
     """The noun phrase opening `words`; `counted`: its first word is the noun a "how
     many" counts, whatever else it could be ("how many *points* does R-free give")."""
@@ -741,6 +744,8 @@ def _phrase_after(words: list[str], counted: bool = False) -> list[str]:
         if counted and index == 0:
             phrase.append(bare)
             continue
+        if counted and bare in _MEASURE_ADJECTIVES:
+            break  # "how many characters *wide* is the window": what is measured, no noun
         if _ADVERB.fullmatch(bare):
             continue  # "which program *deliberately* has no …"
         if (

@@ -414,7 +414,8 @@ def _in_question(
         return True  # "at least two peaks above what level": its "≥ 2" is no level
     if re.search(rf"(?<![\w.]){re.escape(bare)}(?![\w])", question_norm):
         return True
-    own = bare.rsplit(".", 1)[-1].strip("()")  # `graph_nodes._filter_files()` names
+    # `graph_nodes._filter_files()`, `sanitize_kwargs(provider, kwargs)`: the name called
+    own = re.sub(r"\(.*$", "", bare).rsplit(".", 1)[-1].strip("()")
     if "_" in own and re.search(rf"(?<![\w.]){re.escape(own)}(?![\w])", question_norm):
         return True  # the `_filter_files()` the question writes, qualified
     if bare.startswith("--"):
