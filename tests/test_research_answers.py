@@ -5088,7 +5088,7 @@ def test_a_named_documents_passages_are_searched_inside_it_and_ranked() -> None:
     scopes = document_scopes(
         "The User Guide says X. Which model does the current CRAWLER.md list for scoring?"
     )
-    assert [(s.file, s.heading) for s in scopes] == [("/CRAWLER.md", None), (None, "user guide")]
+    assert [(s.file, s.heading) for s in scopes] == [("CRAWLER.md", None), (None, "user guide")]
     assert all("User Guide" not in s.query for s in scopes if s.heading)
     assert document_scopes("The User Guide?") == []  # nothing left to search for
     guide = Evidence(chunk_id="g", file="docs/guide.md", heading="Crawler — User Guide > Settings",
@@ -5096,6 +5096,7 @@ def test_a_named_documents_passages_are_searched_inside_it_and_ranked() -> None:
     notes = Evidence(chunk_id="n", file="docs/crawler-notes.md", heading="Notes", text="-")
     assert scopes[1].holds(guide) and not scopes[1].holds(notes)
     assert scopes[0].holds(Evidence(chunk_id="c", file="docs/CRAWLER.md", text="-"))
+    assert scopes[0].holds(Evidence(chunk_id="r", file="CRAWLER.md", text="-"))  # at the root
     assert not scopes[0].holds(Evidence(chunk_id="l", file="docs/legal-crawler.md", text="-"))
     others = [
         Evidence(chunk_id=f"o{n}", file="docs/providers.md", heading="Providers",

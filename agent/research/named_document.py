@@ -62,26 +62,28 @@ class Scope:
     """A search inside one document the question names."""
 
     query: str  # the question less the document's name: its words match no passage
-    file: str | None = None  # a path fragment: `/ARCHITECTURE.md`
+    file: str | None = None  # a file name: `ARCHITECTURE.md`
     heading: str | None = None  # words of every heading path in it: "user guide"
 
     def holds(self, passage: Evidence) -> bool:
-        """Whether the passage is inside the document (the search's own filter)."""
-        return (self.file is None or self.file.lower() in f"/{passage.file.lower()}") and (
+        """Whether the passage is inside the document: the file of that very name (the
+        search's substring filter also lets `legal-architecture.md` in, which ranking
+        then weighs as another document), or a heading path with the title's words."""
+        base = passage.file.rsplit("/", 1)[-1].lower()
+        return (self.file is None or self.file.lower() == base) and (
             self.heading is None or self.heading in passage.heading.lower()
         )
 
 
 def document_scopes(question: str) -> list[Scope]:
     """A search inside each document the question names, in any of its sentences: by a
-    file name written whole (`/ARCHITECTURE.md`, so that `legal-rag-graph-architecture.md`
-    does not match) or by a title's two words ("user guide", which every heading path of
-    that guide holds). A premise's document holds the first hop, the asking sentence's
-    the answer; both are worth reading."""
+    file name written whole (`ARCHITECTURE.md`) or by a title's two words ("user
+    guide", which every heading path of that guide holds). A premise's document holds
+    the first hop, the asking sentence's the answer; both are worth reading."""
     scopes = []
     for m in _FILE_WRITTEN.finditer(question):
         rest = question[: m.start()] + question[m.end() :]
-        scopes.append(Scope(rest, file=f"/{m.group(1)}"))
+        scopes.append(Scope(rest, file=m.group(1)))
     for m in _TITLE_WRITTEN.finditer(question):
         if m.group(1).lower() not in _NOT_A_TITLE_WORD:
             rest = question[: m.start()] + question[m.end() :]
