@@ -5161,3 +5161,21 @@ def test_a_measure_adjective_and_a_called_name_are_no_answer_words() -> None:
         "provider it drops `temperature`."
     )
     assert _extracted(unit, asked) == "temperature"
+
+
+def test_a_signatures_type_is_not_the_service_the_function_calls() -> None:
+    """ "Which external search service does the crawler's web_lookup tool use?" over
+    `def web_lookup(query: str) -> list[LookupHit]:` and its docstring "Search the web
+    via Bingle.":
+    `LookupHit` is what the function returns; the service is the name the docstring gives.
+    A service is never a setting's literal value (`ENABLE_WEB_LOOKUP=true`) either; a
+    question about the return type still reads the annotation."""
+    unit = (
+        'def web_lookup(query: str, limit: int = 2) -> list[LookupHit]: """Search the web '
+        "via Bingle."
+    )
+    question = "Which external search service does the crawler's optional web_lookup tool use?"
+    assert _extracted(unit, question) == "Bingle"
+    assert not shape_for(expect(question), question)("true")
+    typed = "Which result type does the crawler's web_lookup tool return?"
+    assert _extracted(unit, typed) == "LookupHit"

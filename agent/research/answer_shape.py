@@ -112,7 +112,7 @@ def _model_name(text: str) -> bool:
 
 # heads whose answer is named in words or by its makers ("Leiden", "ChromaDB", "JSON"),
 # never by a code name of another kind: a `Cropper_Tool` is a tool, `rank_node` a node
-_NAMED_NOT_CODED = frozenset({"algorithm", "librar", "databas", "format", "languag"})
+_NAMED_NOT_CODED = frozenset({"algorithm", "librar", "databas", "format", "languag", "servic"})
 # a code name whose last part says what kind of thing it is
 _KIND_SUFFIXED = re.compile(
     r"\w+?(?:_|(?<=[a-z])(?=[A-Z]))(?:tool|node|agent|skill|file|class|function)s?",
@@ -121,10 +121,11 @@ _KIND_SUFFIXED = re.compile(
 
 
 def _not_another_kind(text: str) -> bool:
-    """Not a file name, a call or a code name of a named kind (`Single_Cell_Cropper_Tool`):
-    each would name the tool, function or file that does the asked thing, not the thing."""
+    """Not a file name, a call, a literal (`true`) or a code name of a named kind
+    (`Single_Cell_Cropper_Tool`): each would name the tool, function or file that does
+    the asked thing, or a setting's value, not the thing."""
     bare = text.strip(" `'\"")
-    return bool(bare) and not (
+    return bool(bare) and bare.lower() not in _LITERALS and not (
         _FILE_NAME.fullmatch(bare) or _KIND_SUFFIXED.fullmatch(bare) or _CALLED.search(bare)
     )
 
@@ -141,6 +142,7 @@ def _numeric(text: str) -> bool:
     return re.match(r"[\s`~≈<>=≤≥]*\d+(?:\.\d+)?(?![\w-])", text) is not None
 
 
+_LITERALS = {"true", "false", "none", "null", "yes", "no"}  # a setting's value names nothing
 _CALLED = re.compile(r"[A-Za-z_]\w*\(")  # `_requires_full_analysis(question: str)`
 
 

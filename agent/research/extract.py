@@ -1990,6 +1990,8 @@ def _from_sentence(
             fit = fit + 0.6 if shape(text) else fit * 0.25
         if asks_target and not mapped:
             fit *= UNMAPPED  # "levels: `none`, `basic`, …" lists values, it maps none
+        if expectation.head not in _TYPE_HEADS and _annotated_type(unit, position):
+            fit *= 0.3  # `-> list[WebResult]`: the signature's type, not the service it calls
         score = fit * (0.4 + 0.6 * _proximity(unit, position, anchors))
         if best is None or score > best.score:
             if kind == "number" and text.isdigit():  # "2-space indentation": the 2 is of spaces
@@ -2075,6 +2077,18 @@ _MEASURED_NOUNS = frozenset(
         "units", "points", "megabytes", "gigabytes", "times", "dollars",
     )
 )  # fmt: skip
+
+
+# "def web_search(query: str) -> list[" before a name: the name is a type annotation
+_SIGNATURE_BEFORE = re.compile(r"\bdef\s+\w+\(.*(?:->|:)\s*(?:[\w.]+\[)*$")
+_TYPE_HEADS = frozenset(stem(w) for w in ("type", "class", "return", "annotation", "model"))
+
+
+def _annotated_type(unit: str, position: int) -> bool:
+    """Whether the span at `position` is a type in a function signature (`-> list[X]`,
+    `query: X`): what the function takes or returns, not what it uses or calls."""
+    line_start = unit.rfind("\n", 0, position) + 1
+    return _SIGNATURE_BEFORE.search(unit[line_start:position]) is not None
 
 
 def _spells_a_label(text: str, labels: list[str]) -> bool:
