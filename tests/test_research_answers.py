@@ -776,6 +776,8 @@ def test_head_noun_fixes_the_shape_of_the_answer() -> None:
     assert fits("Okapi BM25") and fits("k-means")
     assert not fits("Link_Sorter_Tool") and not fits("rank_links(query: str)")
     assert not fits("scorer.py") and not fits("RankNode")
+    service = "Which external search service does the crawler's web_lookup tool use?"
+    assert not shape_for(expect(service), service)("true")  # a setting's value names nothing
     # a temperature or threshold is a number: not a parameter named beside it, a model
     # whose name carries digits, or a status code
     temperature = "What default sampling temperature does the crawler's planner use?"
@@ -1093,6 +1095,15 @@ def test_a_how_question_is_answered_by_the_response_not_a_file_name() -> None:
             'def fetch_index(url: str) -> list[PageResult]: """Query LanceDB table for pages.',
             "Which vector database does the crawler's fetch_index tool query?", "LanceDB",
             id="object-of-the-closing-verb"),
+        # a signature's type is what the function returns, not the service it calls
+        pytest.param(
+            'def web_lookup(query: str, limit: int = 2) -> list[LookupHit]: """Search the web '
+            "via Bingle.", "Which external search service does the crawler's optional "
+            "web_lookup tool use?", "Bingle", id="not-the-signatures-type"),
+        pytest.param(
+            'def web_lookup(query: str, limit: int = 2) -> list[LookupHit]: """Search the web '
+            "via Bingle.", "Which result type does the crawler's web_lookup tool return?",
+            "LookupHit", id="unless-the-type-is-asked"),
         pytest.param(
             "Each query expands into 3 variants; a variant is 8-12 words of plain text.",
             "How many words long is each query variant?", "8-12 words", id="count-of-the-noun"),
@@ -5161,21 +5172,3 @@ def test_a_measure_adjective_and_a_called_name_are_no_answer_words() -> None:
         "provider it drops `temperature`."
     )
     assert _extracted(unit, asked) == "temperature"
-
-
-def test_a_signatures_type_is_not_the_service_the_function_calls() -> None:
-    """ "Which external search service does the crawler's web_lookup tool use?" over
-    `def web_lookup(query: str) -> list[LookupHit]:` and its docstring "Search the web
-    via Bingle.":
-    `LookupHit` is what the function returns; the service is the name the docstring gives.
-    A service is never a setting's literal value (`ENABLE_WEB_LOOKUP=true`) either; a
-    question about the return type still reads the annotation."""
-    unit = (
-        'def web_lookup(query: str, limit: int = 2) -> list[LookupHit]: """Search the web '
-        "via Bingle."
-    )
-    question = "Which external search service does the crawler's optional web_lookup tool use?"
-    assert _extracted(unit, question) == "Bingle"
-    assert not shape_for(expect(question), question)("true")
-    typed = "Which result type does the crawler's web_lookup tool return?"
-    assert _extracted(unit, typed) == "LookupHit"

@@ -771,9 +771,10 @@ def compose(
         # question's; the noun's modifier need not be written
         modifiers = head_modifiers(question, expectation.head)
         missing = [t for t in missing if t not in modifiers]
-    if len(missing) * 2 < len(expectation.focus) or _binds_a_named_setting(lead.span, question):
+    binds = _binds_a_named_setting(lead.span, question)  # `SAME_PAGE_LIMIT = 3` counts
+    if len(missing) * 2 < len(expectation.focus) or binds:
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
-    if not _binds_a_named_setting(lead.span, question):  # `SAME_PAGE_LIMIT = 3` counts
+    if not binds:
         missing += _uncounted(question, expectation, lead.span, context)
     cited = [
         lead.unit,

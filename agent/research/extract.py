@@ -39,7 +39,13 @@ from agentcycle.agent.research.answer_type import (
     main_clause,
 )
 from agentcycle.agent.research.asked_noun_tag import tagged_by_asked_noun
-from agentcycle.agent.research.clean import cells, clean_inline, header_for, is_table_row
+from agentcycle.agent.research.clean import (
+    cells,
+    clean_inline,
+    header_for,
+    is_table_row,
+    unit_offset,
+)
 from agentcycle.agent.research.explicit_value import (
     BOUND,
     COUNTED,
@@ -2251,25 +2257,23 @@ def _item_owner(
     sub-item's ("computes")."""
     if expectation.head not in _OWNED_HEADS or expectation.kind not in ("identifier", "name"):
         return None
-    at = chunk_text.find(unit)
+    at = unit_offset(unit, chunk_text)
     if at < 0:
         return None
     start = chunk_text.rfind("\n", 0, at) + 1
-    line = chunk_text[start : chunk_text.find("\n", at) if "\n" in chunk_text[at:] else None]
-    if not _SUB_ITEM_VERB.match(line):
+    opening = chunk_text[start : at + len(unit)]  # the unit with its line's indent
+    if not _SUB_ITEM_VERB.match(opening):
         return None
     asked = {stem(w) for w in content_terms(main_clause(question))}
     said = {stem(w) for w in content_terms(unit)}
     verbs = {stem(w) for w in re.findall(r"\b[a-z]+s\b", unit.lower())}
     if not (asked & said & verbs):
         return None
-    indent = len(line) - len(line.lstrip())
+    indent = indent_of(opening)
     for above in reversed(chunk_text[:start].splitlines()):
-        named = _NAMED_ITEM.match(above)
-        if named is not None and len(named.group(1)) < indent:
-            return named.group(2)
-        if above.strip() and indent_of(above) < indent and named is None:
-            return None  # the parent item names nothing
+        if above.strip() and indent_of(above) < indent:  # the parent item
+            named = _NAMED_ITEM.match(above)
+            return named.group(2) if named is not None else None
     return None
 
 
