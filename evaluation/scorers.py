@@ -225,9 +225,23 @@ def direct(value: str, expected: Sequence[str], choice: str | None = None) -> Sc
         )
         why = "letter and option on the first line" if ok else "first line lacks letter/option"
         return Score("direct", line[:300], f"({letter}) {choice}", float(ok), why)
-    hit = next((e for e in expected if _plain(e) and _plain(e) in plain), None)
+    hit = next((e for e in expected if _on_line(_plain(e), plain)), None)
     why = f"first line contains {hit!r}" if hit else "no accepted answer on the first line"
     return Score("direct", line[:300], " | ".join(expected), float(hit is not None), why)
+
+
+_WHOLE_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def _on_line(expected: str, line: str) -> bool:
+    """Whether an accepted answer is on the line. A number is read as a number: "6" is
+    not on "~60" (a substring is), and "0.7" is on "0.70"; other answers as text."""
+    if not expected:
+        return False
+    if _WHOLE_NUMBER.fullmatch(expected):
+        written = re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?!\.?\d)", line)  # "91s" writes 91
+        return any(float(n) == float(expected) for n in written)
+    return expected in line
 
 
 @scorer("direct")
