@@ -65,6 +65,7 @@ from agentcycle.agent.research.node_answer import (
     pooled_evidence,
     too_little_support,
 )
+from agentcycle.agent.research.predicate_subject import same_act_on_same_object
 from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
 from agentcycle.agent.research.state import Evidence, ResearchConfig, Step
 from agentcycle.agent.research.stated_default import (
@@ -343,6 +344,30 @@ def test_sentence_gives_the_default_value_not_the_question_words() -> None:
     assert _extracted(unit, question, PROSE) == "20"
 
 
+def test_a_default_for_a_case_marks_the_name_before_it() -> None:
+    """ "- **Mirror** (default for new crawls): …" under "**Fetch mode**": the default is
+    the bold name, not "for new crawls"; and a value a passage binds to the mode under a
+    condition the question does not ask about ("forces `fetch_mode='live'` when a token
+    is set") is that case's value, not the default."""
+    question = "When I start a brand-new crawl, which Fetch mode is selected by default?"
+    listed = (
+        "**Fetch mode**\n\n- **Mirror** (default for new crawls): Read pages from the "
+        "local mirror.\n- **Live**: Read every page from the web."
+    )
+    assert _extracted("- **Mirror** (default for new crawls): Read pages.", question) == "Mirror"
+    assert _extracted("Max pages (default: 40).", "What is the default of Max pages?") == "40"
+    forced = (
+        "`crawl()` automatically forces `fetch_mode='live'` before `setup()` when an "
+        "access token is given, so nobody sets it by hand."
+    )
+    rows = [
+        Evidence(chunk_id="settings", file="GUIDE.md", heading="Guide > Settings", text=listed),
+        Evidence(chunk_id="forced", file="ARCH.md", heading="Arch > Tokens", text=forced),
+    ]
+    composed = _composed_over(question, rows, "other words", "more other words")
+    assert composed is not None and composed.direct == "Mirror"
+
+
 def test_table_row_becomes_column_value_prose() -> None:
     row = "| `MAX_TOOL_CALLS` | 5 | Prevent infinite loops |"
     assert header_for(row, TABLE) == ["Limit", "Value", "Purpose"]
@@ -548,6 +573,77 @@ def test_a_two_part_question_answers_each_part_on_the_first_line() -> None:
     assert {u.evidence.chunk_id for u in composed.citable()} == {"flag", "default"}
 
 
+def test_a_two_part_question_whose_second_part_points_at_the_first_answer() -> None:
+    """ "In mirror mode, which tool fetches X, and what status must a host have before
+    that tool contacts it?": the second part points at the first part's answer, not
+    at the place the question opens with, so the question is a pair, not a bridge. The
+    second part is ranked by that answer ("that tool" is `rule_reader`), and the
+    first by the subject a passage gives the question's own predicate."""
+    question = (
+        "In the crawler's mirror mode, which tool fetches the rule file of a host, "
+        "and what status must a host have before that tool will contact it?"
+    )
+    assert split_bridge(question) is None
+    pair = split_pair(question)
+    assert pair == (
+        "In the crawler's mirror mode, which tool fetches the rule file of a host?",
+        "What status must a host have before that tool will contact it?",
+    )
+    hits = [
+        Evidence(
+            chunk_id="services", file="MIRROR.md", heading="Mirror mode > Services",
+            text="**rule_reader:**\n- Retrieves the rule file of a host\n"
+            "- Validates the host's owner\n\n**Security:**\n"
+            "- rule_reader contacts a host only once it has status `REACHABLE`",
+        ),
+        Evidence(
+            chunk_id="other", file="MIRROR.md", heading="Mirror mode > page_fetcher",
+            text="- page_fetcher contacts a host only once it has status `QUEUED`",
+        ),
+    ]
+    vocabulary = Vocabulary.from_texts([h.text for h in hits] + ["the crawler reads pages"])
+    composed = compose_pair(pair, hits, vocabulary)
+    assert composed is not None and composed.direct == "rule_reader; REACHABLE"
+    assert not composed.focus_missing  # "Retrieves" the same object: "fetches" is told
+
+
+def test_a_verb_told_in_other_words_on_the_same_object_is_the_same_act() -> None:
+    """ "… stop a crawl when it only *finds* warnings (such as a missing title)?" and a
+    row "Also stop on warnings (slow hosts, missing title)": the object is all there, so
+    the verb need not be; the clause holding the verb is read, not the opening one."""
+    question = (
+        "By default, does the crawler stop a crawl when it only finds warnings "
+        "(such as a missing title)?"
+    )
+    row = "| `stop_on_warnings` | `False` | Also stop on warnings (slow hosts, missing title) |"
+    assert same_act_on_same_object("find", question, row)
+    assert not same_act_on_same_object("find", question, "| `stop_on_errors` | `True` | |")
+    assert not same_act_on_same_object("crawl", question, row)  # "a crawl": no verb
+
+
+def test_the_asked_thing_is_the_name_a_passage_writes_before_the_asked_predicate() -> None:
+    """ "Which mirror host has no native robots endpoint?": the name right before those
+    very words, not another host the same sentence names, nor a host-looking name of a
+    sentence about other endpoints."""
+    question = "Which mirror host has no native robots endpoint?"
+    unit = (
+        "**Robots note:** `mirror-b` has no native robots endpoint and `mirror-c` needs "
+        "a proxy that serves one."
+    )
+    assert _extracted(unit, question) == "mirror-b"
+    assert _extracted("It has no native robots endpoint.", question) != "It"
+    hits = [
+        Evidence(
+            chunk_id="other", file="MIRROR.md", heading="Mirror mode > Endpoints",
+            text="The client `MirrorClient` hits the host's native /status endpoint "
+            "and never the robots one.",
+        ),
+        Evidence(chunk_id="note", file="MIRROR.md", heading="Mirror mode > Hosts", text=unit),
+    ]
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct == "mirror-b"
+
+
 def test_a_condition_clause_before_the_question_is_no_bridge() -> None:
     """ "When X ran against Y, how many of them …": the clause sets the asked fact's
     scene, it names nothing to look up first, so the whole question picks the answer —
@@ -675,6 +771,62 @@ def test_a_count_needs_a_passage_that_names_the_counted_things() -> None:
     assert composed is not None and not composed.focus_missing
 
 
+def test_a_count_needs_a_unit_that_names_what_the_counted_things_belong_to() -> None:
+    """ "How many entries can the mirror's host blocklist hold?" is not answered by "Link
+    cache: 56 entries in `link_cache.yaml`", though its section speaks of the blocklist
+    too: the count is another thing's. A unit that names the owner answers."""
+    question = "What is the maximum number of entries the mirror's host blocklist can hold?"
+    cache = "- **Link cache**: 56 entries in `link_cache.yaml`, matched by host."
+    section = f"{cache}\n- The host blocklist skips hosts that failed before."
+    composed = _composed(section, question, "Crawler > Mirrors")
+    assert composed is not None and composed.focus_missing == ["blocklist"]
+    owned = "The host blocklist holds at most 200 entries before the oldest is dropped."
+    composed = _composed(owned, question, "Crawler > Mirrors")
+    assert composed is not None and composed.direct.startswith("200")
+    assert not composed.focus_missing
+    composed = _composed(cache, "How many entries does the link cache hold?", "Crawler")
+    assert composed is not None and not composed.focus_missing
+    placed = "How many entries does the link cache used by the mirror node hold?"
+    composed = _composed(cache, placed, "Crawler")  # "used by …" places the cache
+    assert composed is not None and not composed.focus_missing
+
+
+def test_a_hyphenated_name_that_opens_with_capitals_and_digits_is_taken_whole() -> None:
+    """ "the MX7-link-probe tutorial": the name is all of it, not "link-probe"."""
+    unit = "Every variant of the MX7-link-probe tutorial failed with `EMPTY_CRAWL`."
+    question = "Which crawler tutorial kept failing with EMPTY_CRAWL?"
+    assert _extracted(unit, question) == "MX7-link-probe"
+
+
+def test_the_key_whose_list_holds_the_named_value_is_the_thing_asked_for() -> None:
+    """ "For which program did v9 add proxy_file to the options never passed?" over
+    `_STATIC_NEVER_PASSED_PARAMS = { "crawl.mirror_fetch": ["proxy_file"], }`: the entry's
+    key, not the mapping's name; a question that writes the key asks something else."""
+    unit = '_STATIC_NEVER_PASSED_PARAMS = { "crawl.mirror_fetch": ["proxy_file"], }'
+    question = (
+        "For which crawler program did v9 add proxy_file to the static list of parameters "
+        "that must never be passed?"
+    )
+    assert _extracted(unit, question) == "crawl.mirror_fetch"
+    unit = unit.replace("}", '"crawl.live": ["cache_dir"] }')
+    other = "Which crawler program did v9 add cache_dir for?"
+    assert _extracted(unit, other) == "crawl.live"
+    assert _extracted(unit, "Which option does crawl.live never pass?") != "crawl.live"
+
+
+def test_a_value_the_asked_noun_tags_needs_no_word_of_the_nouns_modifier() -> None:
+    """ "Which log marker is emitted when a fetch goes to the mirror?" over "… emits one
+    `[MIRROR_DELEGATION]` marker": the marker is named by its noun; "log" need not be."""
+    unit = (
+        "When a fetch goes to the mirror instead, the client emits one "
+        "`[MIRROR_DELEGATION]` marker."
+    )
+    question = "Which log marker is emitted when a fetch goes to the mirror?"
+    composed = _composed(unit, question, "Crawler > Mirrors")
+    assert composed is not None and composed.direct == "[MIRROR_DELEGATION]"
+    assert not composed.focus_missing
+
+
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
     """ "growing without bound" is told as "unbounded growth"; "lines *around* the
     match" asks about lines, and no passage need write "around"."""
@@ -687,6 +839,10 @@ def test_direct_scorer_judges_the_first_line_only() -> None:
     assert direct("20\n\nEvidence: ...", ["20"]).score == 1.0
     assert direct("The maximum number of programs\n(default: 20)", ["20"]).score == 0.0
     assert direct("**Expert**", ["Expert"]).score == 1.0
+    # a number is read as a number: "6" is not on "~60", "0.7" is on "0.70"
+    assert direct("~60 guard blocks", ["6", "six"]).score == 0.0
+    assert direct("0.70", ["0.7"]).score == 1.0 and direct("91s", ["91"]).score == 1.0
+    assert direct("v115.05: 6 programs", ["6"]).score == 1.0
     mc = direct("Answer: (B) flashrank\nEvidence", ["B"], "flashrank")
     assert mc.score == 1.0
     assert direct("Answer: (B) something else", ["B"], "flashrank").score == 0.0

@@ -245,6 +245,46 @@ def test_mc_the_option_whose_list_item_names_the_questions_subject() -> None:
     assert not reasons["C"].startswith("its list item"), reasons
 
 
+def test_mc_the_option_on_the_entry_keyed_by_the_name_the_question_writes() -> None:
+    """ "Which page kind does the preference table pick first for crawl.mirror?" over a
+    mapping whose lines each key one program: the option on crawl.mirror's own line, not
+    the options of the lines next to it, which share as many of the question's words."""
+    text = (
+        "**Layer 2 — the `_PAGE_PREFERENCES` table** picks a page kind per program:\n\n"
+        "```python\n_PAGE_PREFERENCES = {\n"
+        '    "crawl.sitemap":  {"prefer": "html_page",\n'
+        '                       "fallback": "text_page"},\n'
+        '    "crawl.mirror":   {"prefer": "cached_page",\n'
+        '                       "fallback": "html_page"},\n'
+        '    "crawl.feed":     {"prefer": "html_page"},\n'
+        "}\n```"
+    )
+    question = (
+        "When a host serves several page kinds, which page kind does the preference "
+        "table pick first for crawl.mirror?"
+    )
+    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
+    choices = {"A": "html_page", "B": "cached_page", "C": "text_page", "D": "feed_page"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B", reasons
+
+
+def test_mc_an_option_the_question_writes_as_its_premise_is_not_its_answer() -> None:
+    """ "If a stage's limit is pages "<40", what page count does the gate use?" over
+    "`pages: "<40"`, gate uses 38": 40.0 is the question's own premise, which the
+    passage repeats right beside the answer."""
+    text = 'Hysteresis: for `pages: "<40"`, gate uses 38 for advancement.'
+    question = (
+        'The gate applies hysteresis to stage limits. If a stage\'s limit is pages "<40", '
+        "what page count does the gate use for advancement?"
+    )
+    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
+    choices = {"A": "36", "B": "38", "C": "40.0", "D": "42"}
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "B", reasons
+    assert reasons["C"].startswith("the question writes it")
+
+
 def test_mc_option_is_found_without_the_namespace_all_options_share() -> None:
     """A table of one suite's programs drops the suite's prefix: "fetch_deep" in the
     row states the option "crawl.fetch_deep"."""

@@ -550,7 +550,7 @@ def split_bridge(question: str) -> tuple[str, str] | None:
         # unless the context is a condition on the asked fact ("When X ran, how many …")
         if (
             commas
-            and points_back(text[commas[-1].end() :])
+            and points_back(_first_of_pair(text[commas[-1].end() :]))
             and not _CONDITION_FIRST.match(text)
             and not _SETS_APART.search(text[: commas[-1].start()])
             and not _names_its_antecedent(text[commas[-1].end() :])
@@ -585,6 +585,14 @@ _PAIR = re.compile(
     r"\?\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+
+
+def _first_of_pair(asking: str) -> str:
+    """The first question of "WH …, and WH … that X?": its second part points back at
+    the first part's answer ("what status must a document have before *that tool*
+    returns it"), never at the words before the first part."""
+    pair = _PAIR.match(asking.strip())
+    return pair["first"] if pair is not None else asking
 
 
 # "…, and how many retries does it allow? Give the node.": a closing instruction that

@@ -73,6 +73,10 @@ from agentcycle.agent.research.extract import (
     yes_or_no,
 )
 from agentcycle.agent.research.named_document import named_documents
+from agentcycle.agent.research.predicate_subject import (
+    PREDICATE_SUBJECT,
+    same_act_on_same_object,
+)
 from agentcycle.agent.research.retrieve import coverage
 from agentcycle.agent.research.state import Citation, Evidence, ResearchResult
 from agentcycle.agent.research.synthesize import Scored, quoted_phrases, score_units
@@ -182,6 +186,8 @@ def rank(
         fit = span.score if span else 0.0
         if _states_answer(span, expectation, question) or _looked_up(span, unit, question):
             fit += 0.5  # the unit says the asked value outright (a default, a bound value)
+        if expectation.asks_default and _bound_on_condition(span, unit.text, question):
+            fit *= ON_CONDITION  # "forces `mode='resume'` when X is set": no default
         if _keyed_by_numbers(span, unit.text, question):
             fit += KEYED_FIT  # the record of the key the question writes whole
         features = (lexical, sim, fit)
@@ -197,6 +203,27 @@ def rank(
             for r in ranked
         ]
     return sorted(ranked, key=lambda r: r.score, reverse=True)
+
+
+# "`run()` forces `restart_mode='resume'` … when either parameter is set": a value a
+# passage binds under a condition the question does not ask about is that case's value,
+# not the default the question asks for
+ON_CONDITION = 0.5
+_CONDITION = re.compile(r"\b(?:when|whenever|if|unless)\b([^.;:()]*)", re.IGNORECASE)
+
+
+def _bound_on_condition(span: Span | None, unit: str, question: str) -> bool:
+    """Whether a span bound to the asked setting's name sits in a unit whose condition
+    clause ("when either parameter is set") the question mostly does not write."""
+    if span is None or NAMED_BINDING not in span.how:
+        return False
+    asked = set(content_terms(question))
+    for condition in _CONDITION.finditer(unit):
+        terms = content_terms(condition.group(1))
+        absent = [t for t in terms if t not in asked]
+        if terms and len(absent) * 2 >= len(terms):
+            return True
+    return False
 
 
 def _shaped_instead(headed: Span | None, span: Span | None, shape: Shape | None) -> bool:
@@ -235,7 +262,7 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str) -
     if asks_range(question):
         return is_range(span.text)
     if span.how.startswith((BOUND, COUNTED, COUNTED_LIST, TAKEN)) or span.how.endswith(
-        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN, DESCRIBED_BY_CONTEXT)
+        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN, DESCRIBED_BY_CONTEXT, PREDICATE_SUBJECT)
     ):
         return True
     # "the default plan timeout, in seconds" and `PLAN_TIMEOUT = getenv("PLAN_TIMEOUT",
@@ -335,6 +362,40 @@ def _uncounted(
     if not counted or any(_named_in(t, f"{context}\n{span.text}") for t in counted):
         return []
     return sorted(counted)[:1]
+
+
+# "the number of entries *the strategy blacklist* can hold", "how many entries does the
+# knowledge base hold": the thing whose capacity or content is counted
+_COUNT_OWNER = re.compile(
+    r"\b(?:number of|how many)\s+[\w-]+\s+(?:(?:does|do|can|will)\s+)?(?:the\s+|its\s+)?"
+    r"(?P<owner>[\w' -]+?)\s+(?:can\s+|will\s+)?"
+    r"(?:hold|holds|contain|contains|store|stores|keep|keeps)\b",
+    re.IGNORECASE,
+)
+
+
+_OWNER_MODIFIER = re.compile(
+    r"\s+(?:[a-z]+ed|used|run|kept|held|built|that|which|who|in|of|for|by|from|on|at|with)\b"
+)
+
+
+def _unowned_count(
+    question: str, expectation: Expectation, span: Span | None, context: str
+) -> list[str]:
+    """The head noun of the thing a count belongs to ("entries the strategy *blacklist*
+    can hold"), when the count's unit and its headings do not name it: "56 entries" of
+    a knowledge base counts another thing's entries, whatever else its section says."""
+    if expectation.kind != "number" or span is None:
+        return []
+    owned = _COUNT_OWNER.search(question)
+    if owned is None:
+        return []
+    # "the expert knowledge base *used by the THINK node*": the modifier places the owner
+    owner = _OWNER_MODIFIER.split(owned["owner"], maxsplit=1)[0]
+    terms = content_terms(owner)
+    if not terms or _named_in(terms[-1], context):
+        return []
+    return terms[-1:]
 
 
 def _unabbreviated(missing: list[str], focus: list[str], text: str) -> list[str]:
@@ -765,10 +826,14 @@ def compose(
     if lead.span is not None:  # "91s" names the seconds asked for
         missing = [t for t in missing if t != suffix_measures(lead.span.text)]
     missing = [t for t in missing if not _letter_compound_part(t, question)]
-    if lead.span is not None and lead.span.how.endswith((WH_ASKED, NAMED_COLUMN)):
+    missing = [t for t in missing if not same_act_on_same_object(t, question, lead.unit.text)]
+    if lead.span is not None and lead.span.how.endswith(
+        (WH_ASKED, NAMED_COLUMN, NAMED_BY_ASKED_NOUN)
+    ):
         # "checked in which *graph* node" read from the "Where checked" column, "what
         # selection priority" from the "Priority" column: the row and the column are the
-        # question's; the noun's modifier need not be written
+        # question's; the noun's modifier need not be written. Nor need it beside a value
+        # the asked noun itself tags ("which *log* marker": "the `[X_Y]` marker")
         modifiers = head_modifiers(question, expectation.head)
         missing = [t for t in missing if t not in modifiers]
     binds = _binds_a_named_setting(lead.span, question)  # `SAME_PAGE_LIMIT = 3` counts
@@ -776,6 +841,8 @@ def compose(
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
     if not binds:
         missing += _uncounted(question, expectation, lead.span, context)
+        said_with = f"{lead.unit.evidence.context}\n{lead.unit.text}"  # the count's own unit
+        missing += _unowned_count(question, expectation, lead.span, said_with)
     cited = [
         lead.unit,
         *(
@@ -807,11 +874,13 @@ def compose_pair(
     # the first part's words rank the second's evidence only when the second points
     # back at its subject; a part that names its own ("and what is the response time
     # for rules-only mode?") is ranked by its own words
-    context = (
-        [t for t in content_terms(first) if t not in content_terms(second)]
-        if points_back(second)
-        else None
-    )
+    context = None
+    if points_back(second):
+        # "… and what variable overrides *that provider's* model?": the first part's
+        # answer is the provider meant, then its words
+        answer = content_terms(composed.span.text) if composed and composed.span else []
+        asked = content_terms(second)
+        context = [t for t in [*answer, *content_terms(first)] if t not in asked]
     also = compose(second, evidence, vocabulary, asked_too, similarities, 1, context)
     return joined(composed, also, asked_too.kind)
 

@@ -65,6 +65,7 @@ from agentcycle.agent.research.explicit_value import (
 )
 from agentcycle.agent.research.listed_owner import listed_owner
 from agentcycle.agent.research.named_form import asked_condition, asked_data_type
+from agentcycle.agent.research.predicate_subject import PREDICATE_SUBJECT, predicate_subject
 from agentcycle.agent.research.synthesize import quoted_phrases
 from agentcycle.agent.research.text import (
     STOPWORDS,
@@ -89,7 +90,8 @@ _IDENT = re.compile(
     r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+"  # CONSTANT_NAME
     r"|[a-z][a-z0-9]*_[a-z0-9_]+(?:\(\))?"  # snake_case
     r"|[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+"  # CamelCase, ChromaDB, OpenAI
-    r"|[a-z]+(?:-[a-z0-9.]+){1,5})(?![\w])"  # hyphenated model names
+    # hyphenated model and tutorial names, whole: "HNP3-mr-rosetta", not "mr-rosetta"
+    r"|(?<!-)(?:[a-z][a-z0-9]*|[A-Z][A-Z0-9]*\d[A-Z0-9]*)(?:-[a-z0-9.]+){1,5})(?![\w])"
 )
 _ABBREVIATIONS = {"e.g", "i.e", "etc", "vs", "cf", "a.k.a"}  # dotted like a name, name nothing
 _NUMBER = re.compile(
@@ -195,7 +197,8 @@ _DEFAULT = (
         r"\b[A-Za-z_]\w*\s*=\s*[\"']?([^\"'\s#]{1,40})[\"']?\s*#[^#=\n]*?\((?:the )?default\)",
         re.IGNORECASE,
     ),
-    re.compile(r"\(default:?\s*`?\"?([^)`\"]{1,40})`?\"?\)", re.IGNORECASE),
+    # "(default: 20)"; "**Fresh** (default for new runs)" marks the name before it
+    re.compile(r"\(default:?(?!\s*for\s)\s*`?\"?([^)`\"]{1,40})`?\"?\)", re.IGNORECASE),
     re.compile(r"`\"?([^`\"]{1,40})\"?`\s*\(default\)", re.IGNORECASE),
     re.compile(r"\*\*([^*]{1,40})\*\*\s*\((?:the )?default", re.IGNORECASE),
     re.compile(r"([\w.:-]{1,40})\s*\((?:the )?default\)", re.IGNORECASE),
@@ -1612,6 +1615,37 @@ def from_sentence(
     return span
 
 
+def _named_subject(unit: str, question: str, expectation: Expectation) -> str | None:
+    """A name the unit writes before the question's own predicate (`predicate_subject`),
+    for a question that asks which thing does something."""
+    if expectation.kind not in ("name", "identifier", "phrase") or expectation.head in ("", WHEN):
+        return None
+    return predicate_subject(unit, question, expectation.head)
+
+
+KEY_OF_NAMED_VALUE = "the key of the entry that lists the value the question names"
+# `"phenix.resolve_cryo_em": ["ncs_file"]`: a mapping's entry, its key and its list
+_LISTED_ENTRY = re.compile(r"[\"'`]([\w.:/-]+)[\"'`]\s*:\s*\[([^\]]*)\]")
+_QUOTED_ITEM = re.compile(r"[\"'`]([^\"'`]{4,})[\"'`]")
+
+
+def _key_listing_named_value(unit: str, question: str, expectation: Expectation) -> str | None:
+    """ "For which program was ncs_file added to the list?" over `"phenix.resolve_cryo_em":
+    ["ncs_file"]`: the key whose list holds a value the question writes, when the
+    question does not write the key; None when no entry lists one."""
+    if expectation.kind not in ("name", "identifier"):
+        return None
+    asked = question.lower()
+    for entry in _LISTED_ENTRY.finditer(unit):
+        key = entry.group(1)
+        if key.lower() in asked:
+            continue
+        listed = (m.group(1).lower() for m in _QUOTED_ITEM.finditer(entry.group(2)))
+        if any(re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", asked) for v in listed):
+            return key
+    return None
+
+
 TITLED_NAME = "a proper name that carries the asked noun"
 _CODE_KINDS = frozenset(
     stem(k) for k in ("tool", "program", "function", "method", "module", "class", "file",
@@ -2306,12 +2340,18 @@ def extract(
         bound = Span(found[0], 0.95, f"{BOUND} {bridge}")
         if _tells_the_asked(bound, expectation, shape_for(expectation, question)):
             return bound
+    keyed = _key_listing_named_value(unit, question, expectation)
+    if keyed is not None and keyed.lower() not in exclude:
+        return Span(keyed, 1.0, KEY_OF_NAMED_VALUE)
     titled = _titled_name(unit, expectation)
     if titled is not None and titled.lower() not in exclude:
         return _less_the_named(Span(titled, 1.0, TITLED_NAME), question)
     owner = _item_owner(unit, chunk_text, question, expectation)
     if owner is not None and owner.lower() not in exclude:
         return Span(owner, 1.0, ITEM_OWNER)
+    subject = _named_subject(unit, question, expectation)
+    if subject is not None and subject.lower() not in exclude:
+        return Span(subject, 1.0, PREDICATE_SUBJECT)
     span = from_sentence(unit, question, expectation, exclude)
     if span is not None and _QUOTED_TOKEN.fullmatch(span.text):
         span = replace(span, text=span.text[1:-1])  # returns "synthesize": the node's name

@@ -371,6 +371,10 @@ def score_options(
     labelled = _named_item_option(objective, choices, unit_texts)
     if labelled is not None:
         _credit(scores, reasons, labelled, NAMED_ITEM, "in the list item the question names")
+    passages_read = dict.fromkeys(unit.evidence.text for unit in units[:BOUND_UNITS])
+    keyed = _keyed_entry_option(objective, choices, list(passages_read))
+    if keyed is not None:
+        _credit(scores, reasons, keyed, NAMED_ITEM, "on the entry keyed by the question's name")
     for letter in _contrasted_options(objective, choices, units, texts):
         why = "its passage says what is asked, not the other"
         _credit(scores, reasons, letter, CONTRASTED, why)
@@ -383,7 +387,28 @@ def score_options(
         for letter, option in choices.items():
             sims = similarity(f"{objective} {option}", texts)
             scores[letter] += 0.1 * max(sims)
+    for letter in _numbers_written(objective, choices):
+        scores[letter] *= PREMISE
+        reasons[letter] = f"the question writes it, as a premise: {reasons[letter]}"
     return scores, reasons
+
+
+# "If the criterion is r_free "<0.35", what value does the gate use?": the option 0.350
+# is the question's own premise, which a passage repeating it supports as well
+PREMISE = 0.9
+_NUMBER_IN = re.compile(r"(?<![\w.])\d+\.\d+|(?<![\w.])\d+(?![\w.])")
+
+
+def _numbers_written(objective: str, choices: dict[str, str]) -> list[str]:
+    """The letters of the options that are a number the question writes, read as numbers
+    ("0.350" for "<0.35"), unless every option is."""
+    written = {float(n) for n in _NUMBER_IN.findall(objective)}
+    premises = [
+        letter
+        for letter, option in choices.items()
+        if _NUMBER_IN.fullmatch(option.strip()) and float(option.strip()) in written
+    ]
+    return premises if len(premises) < len(choices) else []
 
 
 CONTRASTED = 0.5  # an option whose own passage says the asked word, not the ruled-out one
@@ -659,6 +684,32 @@ def _named_item_option(objective: str, choices: dict[str, str], texts: list[str]
         named |= {
             letter for letter, option in choices.items() if option_named(option, items)
         }
+    named -= _premises(objective, choices)
+    return named.pop() if len(named) == 1 else None
+
+
+# `"phenix.autosol":  {"prefer": "anomalous_intensity",`: a mapping entry's line, keyed
+_KEYED_LINE = re.compile(r"^\s*[\"'`]([\w.:/-]*[._][\w.:/-]*)[\"'`]\s*:(?P<rest>.*)$")
+
+
+def _keyed_entry_option(
+    objective: str, choices: dict[str, str], passages: list[str]
+) -> str | None:
+    """The letter of the one option written on the line of a mapping entry whose key the
+    question writes whole (`"phenix.autosol": {"prefer": "anomalous_intensity",` for
+    "which array type … for phenix.autosol"): the other entries' lines hold the other
+    options, and closeness in words cannot tell the neighbouring lines apart."""
+    asked = objective.lower()
+    named: set[str] = set()
+    for passage in passages:
+        for line in passage.splitlines():
+            entry = _KEYED_LINE.match(line)
+            if entry is None or not re.search(
+                rf"(?<![\w.]){re.escape(entry.group(1).lower())}(?![\w])", asked
+            ):
+                continue
+            rest = normalise(entry.group("rest"))
+            named |= {letter for letter, option in choices.items() if option_named(option, rest)}
     named -= _premises(objective, choices)
     return named.pop() if len(named) == 1 else None
 
