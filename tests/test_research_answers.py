@@ -62,6 +62,7 @@ from agentcycle.agent.research.listed_owner import listed_noun, listed_owner
 from agentcycle.agent.research.named_document import document_scopes, named_documents
 from agentcycle.agent.research.node_answer import (
     chosen_alternative,
+    off_topic,
     pooled_evidence,
     too_little_support,
 )
@@ -824,6 +825,19 @@ def test_a_value_the_asked_noun_tags_needs_no_word_of_the_nouns_modifier() -> No
     question = "Which log marker is emitted when a fetch goes to the mirror?"
     composed = _composed(unit, question, "Crawler > Mirrors")
     assert composed is not None and composed.direct == "[MIRROR_DELEGATION]"
+    assert not composed.focus_missing
+
+
+def test_a_count_read_under_the_column_the_question_writes_before_its_noun() -> None:
+    """ "How many LINK records does mirror.html have?" read under the "LINK" column: the
+    column counts those records, though no cell writes "records"."""
+    table = (
+        "| File | LINK | IMG | Total | Action |\n|---|---|---|---|---|\n"
+        "| mirror.html (page+assets) | 312 | 40 | 352 | Keep |"
+    )
+    question = "How many LINK records does mirror.html have according to the content table?"
+    composed = _composed(table, question, "Crawler > Content check")
+    assert composed is not None and composed.direct.startswith("312")
     assert not composed.focus_missing
 
 
@@ -2519,6 +2533,16 @@ def test_weaker_support_is_enough_when_the_passages_are_clearly_on_topic() -> No
     assert too_little_support(0.52, 0.35, config)
     assert too_little_support(0.40, 0.90, config)
     assert not too_little_support(0.70, 0.10, config)  # the confidence gate is its own
+
+
+def test_a_passage_covering_most_of_the_question_is_on_topic_however_low_the_similarity() -> None:
+    """ "The glossary says the gap should stay small. Below what value?" shares few words
+    with "(< 0.05)" in the embedding's eyes (mean similarity 0.19), but one passage
+    covers 84 % of its rare words: on topic. Low similarity with little coverage is not."""
+    config = ResearchConfig()
+    assert off_topic(0.60, 0.15, config)
+    assert not off_topic(0.84, 0.19, config)
+    assert not off_topic(0.60, 0.25, config)
 
 
 def test_a_word_for_the_same_relation_is_present() -> None:

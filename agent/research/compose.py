@@ -364,6 +364,20 @@ def _uncounted(
     return sorted(counted)[:1]
 
 
+_COLUMN_READ = re.compile(r"^table column '([^']+)'")
+
+
+def _column_counts(span: Span | None, question: str) -> bool:
+    """Whether a count read under a column the question writes right before its counted
+    noun ("how many ATOM records" under "ATOM"): the column counts those things, so no
+    passage need write the noun."""
+    read = _COLUMN_READ.match(span.how) if span is not None else None
+    if read is None:
+        return False
+    after = re.search(rf"\b{re.escape(read.group(1))}\s+([\w-]+)", question, re.IGNORECASE)
+    return after is not None and stem(after.group(1).lower()) in asked_unit(question)
+
+
 # "the number of entries *the strategy blacklist* can hold", "how many entries does the
 # knowledge base hold": the thing whose capacity or content is counted
 _COUNT_OWNER = re.compile(
@@ -836,10 +850,13 @@ def compose(
         # the asked noun itself tags ("which *log* marker": "the `[X_Y]` marker")
         modifiers = head_modifiers(question, expectation.head)
         missing = [t for t in missing if t not in modifiers]
+    if _column_counts(lead.span, question):  # "how many ATOM records" under "ATOM"
+        counted = asked_unit(question)
+        missing = [t for t in missing if t not in counted]
     binds = _binds_a_named_setting(lead.span, question)  # `SAME_PAGE_LIMIT = 3` counts
     if len(missing) * 2 < len(expectation.focus) or binds:
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
-    if not binds:
+    if not binds and not _column_counts(lead.span, question):
         missing += _uncounted(question, expectation, lead.span, context)
         said_with = f"{lead.unit.evidence.context}\n{lead.unit.text}"  # the count's own unit
         missing += _unowned_count(question, expectation, lead.span, said_with)

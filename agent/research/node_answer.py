@@ -292,6 +292,13 @@ def too_little_support(support: float, confidence: float, cfg: ResearchConfig) -
     return support < cfg.min_support and not on_topic
 
 
+def off_topic(support: float, confidence: float, cfg: ResearchConfig) -> bool:
+    """Whether the passages read are too far from the question to answer from: their
+    mean similarity is below the floor, and no passage covers most of the question
+    (one that does is on topic, told in other words than the question's)."""
+    return confidence < cfg.min_confidence and support < cfg.covered_despite_confidence
+
+
 def _units(composed: Composition | None) -> list[Scored]:
     return composed.units if composed else []
 
@@ -376,7 +383,7 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
         reasons.append(f"no step completed and support {support:.2f}")
     if too_little_support(support, confidence, cfg):
         reasons.append(f"support {support:.2f} < {cfg.min_support}")
-    if confidence < cfg.min_confidence:
+    if off_topic(support, confidence, cfg):
         reasons.append(f"confidence {confidence:.2f} < {cfg.min_confidence}")
     if not units:
         reasons.append("no evidence unit")

@@ -45,6 +45,9 @@ class ResearchConfig:
     # question before it is trusted (MiniLM similarities run low on paraphrases).
     min_support_uncompleted: float = 0.65
     min_confidence: float = 0.20  # below this mean similarity nothing is on topic
+    # … unless one passage covers this much of the question: the question is told in
+    # other words than its passages ("the gap should stay small" for "(< 0.05)")
+    covered_despite_confidence: float = 0.80
     # A question told in other words than its passage ("cut off" for "truncated") covers
     # less of it; weaker support is trusted when the passages are clearly on topic
     # (calibrated on the tune split and held-out probes: no unanswerable one let through).
