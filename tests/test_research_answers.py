@@ -841,6 +841,33 @@ def test_a_count_read_under_the_column_the_question_writes_before_its_noun() -> 
     assert not composed.focus_missing
 
 
+def test_the_value_a_passage_maps_the_bridge_to_answers_where_it_runs() -> None:
+    """ "One Depth option adds a link audit on top of everything else. Which crawl level
+    does the fetch graph itself run at when that option is chosen?": the option is Deep,
+    and the passage that maps `crawl_level=deep` to `normal` answers, not the list of the
+    graph's levels that shares more of the question's words."""
+    hits = [
+        Evidence(
+            chunk_id="panel", file="GUIDE.md", heading="Guide > Depth",
+            text="| Option | What it does |\n|---|---|\n"
+            "| Normal | Fetches pages and ranks links. |\n"
+            "| Deep | Everything in Normal, plus a link audit on top of everything else. |",
+        ),
+        Evidence(
+            chunk_id="graph", file="ARCH.md", heading="Arch > Crawl levels",
+            text="The fetch graph only knows three crawl levels: `none`, `light`, and "
+            "`normal`. When the user sets `crawl_level=deep`, `init_state()` maps it to "
+            "`normal` for graph execution.",
+        ),
+    ]
+    question = (
+        "In the crawler panel, one Depth option adds a link audit on top of everything "
+        "else. Which crawl level does the fetch graph itself run at when that option is "
+        "chosen?"
+    )
+    assert _two_hops(question, hits)[1] == "normal"
+
+
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
     """ "growing without bound" is told as "unbounded growth"; "lines *around* the
     match" asks about lines, and no passage need write "around"."""

@@ -1623,6 +1623,22 @@ def _named_subject(unit: str, question: str, expectation: Expectation) -> str | 
     return predicate_subject(unit, question, expectation.head)
 
 
+# "sets `thinking_level=expert`, `create_initial_state()` maps it to `advanced`": what
+# the bridge is turned into is its value where the asked thing runs
+_MAPPED_TO = re.compile(
+    r"\bmap(?:s|ped)?\s+(?:it\s+|them\s+)?to\s+[`'\"]?([A-Za-z][\w.-]*)", re.IGNORECASE
+)
+
+
+def _mapped_to(unit: str, bridge: str) -> tuple[str, int] | None:
+    """The value a unit says the bridge is mapped to after naming it, and where."""
+    named = re.search(rf"(?<![\w.]){re.escape(bridge)}(?![\w])", unit, re.IGNORECASE)
+    mapped = _MAPPED_TO.search(unit, named.end()) if named is not None else None
+    if mapped is None:
+        return None
+    return mapped.group(1).rstrip("."), mapped.start(1)
+
+
 KEY_OF_NAMED_VALUE = "the key of the entry that lists the value the question names"
 # `"phenix.resolve_cryo_em": ["ncs_file"]`: a mapping's entry, its key and its list
 _LISTED_ENTRY = re.compile(r"[\"'`]([\w.:/-]+)[\"'`]\s*:\s*\[([^\]]*)\]")
@@ -2332,7 +2348,7 @@ def extract(
         return Span(aligned, 1.0, ALIGNED_CELL)
     numeric = expectation.kind == "number"
     for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
-        found = bound_value(unit, bridge, numeric, suffixed=True)
+        found = bound_value(unit, bridge, numeric, suffixed=True) or _mapped_to(unit, bridge)
         if found is None or found[0].lower() in exclude:
             continue
         if expectation.head and not numeric and _NUMBER.fullmatch(found[0]):
