@@ -50,6 +50,7 @@ from agentcycle.agent.research.extract import (
     required_product,
     with_unit,
 )
+from agentcycle.agent.research.followed_constant import counting_constant
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     key_entities,
@@ -61,6 +62,7 @@ from agentcycle.agent.research.key_entities import (
 from agentcycle.agent.research.listed_owner import listed_noun, listed_owner
 from agentcycle.agent.research.named_document import document_scopes, named_documents
 from agentcycle.agent.research.node_answer import (
+    _composition,
     chosen_alternative,
     off_topic,
     pooled_evidence,
@@ -866,6 +868,53 @@ def test_the_value_a_passage_maps_the_bridge_to_answers_where_it_runs() -> None:
         "chosen?"
     )
     assert _two_hops(question, hits)[1] == "normal"
+
+
+class _PassageSearch:
+    """The `ResearchTools` members a composition reads (vocabulary, similarities, unit
+    search), over in-memory passages with the project's own unit index: no corpus."""
+
+    text_similarities = None
+
+    def __init__(self, passages: list[Evidence]) -> None:
+        self.index = UnitIndex.from_rows(passages)
+        self.words = Vocabulary.from_texts([p.text for p in passages] + ["other words"])
+
+    def vocabulary(self) -> Vocabulary:
+        return self.words
+
+    def search_units(self, query: str, k: int) -> list[Evidence]:
+        return self.index.search(query, k)
+
+
+def test_a_count_a_passage_names_by_a_constant_is_the_value_the_constant_is_set_to() -> None:
+    """ "The crawler stops and ranks once its fetch budget is exhausted. How many page
+    fetches is that budget?": the errors table names `MAX_PAGE_FETCHES`, the limits
+    table sets it to 40; a trace nearby ("3 page fetches remaining") is no limit."""
+    errors = Evidence(
+        chunk_id="errors", file="CRAWL.md", heading="Crawler > Common errors",
+        text="| Error | Cause | Action |\n|---|---|---|\n"
+        "| `Fetch budget exhausted` | MAX_PAGE_FETCHES reached | Stop and rank |",
+    )
+    trace = Evidence(
+        chunk_id="trace", file="CRAWL.md", heading="Crawler > Prompt",
+        text="FETCH BUDGET: 3 page fetches remaining\nPAGES RANKED: 2",
+    )
+    limits = Evidence(
+        chunk_id="limits", file="CRAWL.md", heading="Crawler > Hard limits",
+        text="| Limit | Value | Purpose |\n|---|---|---|\n"
+        "| `MAX_PAGE_FETCHES` | 40 | Prevent runaway crawls |\n"
+        "| `MAX_RETRIES` | 2 | Give up on dead hosts |",
+    )
+    tools = _PassageSearch([errors, trace, limits])
+    question = (
+        "The crawler stops and ranks once its fetch budget is exhausted. How many page "
+        "fetches is that budget?"
+    )
+    _, composed = _composition(question, [errors, trace], tools, 2)
+    assert composed is not None and composed.direct == "40"
+    assert {u.evidence.chunk_id for u in composed.citable()} == {"limits", "errors"}
+    assert counting_constant("How many retries?", [errors.text]) is None  # names no retry
 
 
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:

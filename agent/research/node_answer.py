@@ -34,6 +34,7 @@ from agentcycle.agent.research.compose import (
 )
 from agentcycle.agent.research.described import Resolved, resolve_described
 from agentcycle.agent.research.extract import Span, required_product
+from agentcycle.agent.research.followed_constant import counting_constant
 from agentcycle.agent.research.key_entities import (
     foreign_source,
     missing_entities,
@@ -207,6 +208,9 @@ def _composition(
     pointed = _with_pointed_value(question, evidence, tools, sentences)
     if pointed is not None:  # "… reported a value. Which category does that value fall into?"
         return pointed
+    followed = _with_followed_constant(question, evidence, tools, sentences)
+    if followed is not None:  # "… once its tool budget is exhausted. How many tool calls?"
+        return followed
     bridged = split_bridge(question)
     if bridged is not None:
         composed = compose_bridged(
@@ -282,6 +286,38 @@ def _with_pointed_value(
             composed, units=[*composed.units[: max(1, sentences - 1)], found.source.unit]
         )
     return expectation, composed
+
+
+CONSTANT_LEADS = 3  # the question's best units read for a constant that counts the asked noun
+
+
+def _with_followed_constant(
+    question: str, evidence: list[Evidence], tools: ResearchTools, sentences: int
+) -> tuple[Expectation, Composition] | None:
+    """A count told by a constant a passage names for it (`counting_constant`): the
+    value the corpus sets the constant to, citing where it is set and the passage that
+    names it; None when the question counts nothing, no leading passage names such a
+    constant, or nothing sets it to a number."""
+    expectation = expect(question)
+    if expectation.kind != "number":
+        return None
+    vocabulary, similarities = tools.vocabulary(), tools.text_similarities
+    leads = score_units(question, evidence, vocabulary)[:CONSTANT_LEADS]
+    constant = counting_constant(question, [u.text for u in leads])
+    if constant is None:
+        return None
+    read = [*evidence, *tools.search_units(constant, HOP_UNITS)]
+    read = list({e.chunk_id: e for e in read}.values())
+    asked = f"What is the value of {constant}?"
+    composed = compose(asked, read, vocabulary, expect(asked), similarities, 1)
+    if composed is None or composed.span is None or not _NUMERAL.search(composed.span.text):
+        return None
+    namer = next(u for u in leads if constant in u.text)
+    units = [*composed.units[:1], namer]
+    return expectation, dc_replace(composed, units=units, cited=units)
+
+
+_NUMERAL = re.compile(r"\d")
 
 
 def too_little_support(support: float, confidence: float, cfg: ResearchConfig) -> bool:
