@@ -917,6 +917,14 @@ def test_a_count_a_passage_names_by_a_constant_is_the_value_the_constant_is_set_
     assert counting_constant("How many retries?", [errors.text]) is None  # names no retry
 
 
+def test_a_past_form_not_in_ed_ends_the_asked_noun_phrase() -> None:
+    """ "Which program *ran* in cycle 1?" asks for a program; "ran" is its verb, not a
+    word a passage must write (refused before: "evidence never names ['ran']")."""
+    for verb in ("ran", "wrote", "chose"):
+        asked = expect(f"In the mirror crawl, which program {verb} in cycle 1?")
+        assert asked.head == "program" and asked.focus == [], verb
+
+
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
     """ "growing without bound" is told as "unbounded growth"; "lines *around* the
     match" asks about lines, and no passage need write "around"."""

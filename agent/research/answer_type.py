@@ -654,10 +654,19 @@ _IRREGULAR_PARTICIPLES = {
 }  # fmt: skip
 
 
+# past forms not in "-ed" that are never nouns: "which program *ran* in cycle 1"
+_IRREGULAR_PAST = {
+    "ran", "went", "came", "began", "wrote", "took", "made", "gave", "saw", "chose",
+    "drew", "drove", "broke", "threw", "knew", "became", "rose", "fell", "spoke", "won",
+    "held", "said", "told", "thought", "brought", "caught", "taught", "bought", "sold",
+}  # fmt: skip
+
+
 def _participle(word: str) -> bool:
-    """ "allowed", "introduced", "shown": a verb's past form (an identifier never is)."""
+    """ "allowed", "introduced", "shown", "ran": a verb's past form (an identifier never
+    is)."""
     return (word.endswith("ed") and len(word) > 4 and "_" not in word) or (
-        word in _IRREGULAR_PARTICIPLES
+        word in _IRREGULAR_PARTICIPLES or word in _IRREGULAR_PAST
     )
 
 
