@@ -153,6 +153,16 @@ def _one_passage_units(
     return _passages_units([text], question, other_texts)
 
 
+def _crawler_choice(
+    text: str, question: str, choices: dict[str, str]
+) -> tuple[str | None, dict[str, str]]:
+    """(the letter chosen, the reason per option) for a question over one passage, with
+    the crawler vocabulary the option tests share."""
+    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    return select(scores, negated=False), reasons
+
+
 def _passages_units(
     texts: list[str], question: str, other_texts: list[str]
 ) -> tuple[list[Scored], Vocabulary]:
@@ -197,10 +207,9 @@ def test_mc_a_bold_label_above_a_list_says_what_its_items_are(
         f"**Keywords that {label}:**\n"
         "- 'define', 'spell', 'quantity', 'when'"
     )
-    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
     choices = {"A": "mirror", "B": "sitemap", "C": "quantity", "D": "archive"}
-    scores, _ = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "C"
+    chosen, reasons = _crawler_choice(text, question, choices)
+    assert chosen == "C", reasons
 
 
 def test_mc_the_list_item_whose_label_the_question_writes_holds_the_option() -> None:
@@ -217,10 +226,9 @@ def test_mc_the_list_item_whose_label_the_question_writes_holds_the_option() -> 
         "Which of these keywords is listed among the crawler's mirror keywords that "
         "trigger a full site crawl?"
     )
-    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
     choices = {"A": "sitemap", "B": "snapshot", "C": "wayback", "D": "count"}
-    scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "B", reasons
+    chosen, reasons = _crawler_choice(text, question, choices)
+    assert chosen == "B", reasons
 
 
 def test_mc_the_option_whose_list_item_names_the_questions_subject() -> None:
@@ -236,12 +244,11 @@ def test_mc_the_option_whose_list_item_names_the_questions_subject() -> None:
         '- **`strategy: "never"`** — skips the page.'
     )
     question = "Which fetch strategy is used by crawl.mirror according to the crawler guide?"
-    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
     choices = {"A": "once", "B": "never", "C": "count", "D": "history"}
-    scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "C", reasons
+    chosen, reasons = _crawler_choice(text, question, choices)
+    assert chosen == "C", reasons
     premised = "Is crawl.mirror's fetch strategy count or once?"
-    scores, reasons = score_options(premised, choices, units, vocabulary)
+    _, reasons = _crawler_choice(text, premised, choices)
     assert not reasons["C"].startswith("its list item"), reasons
 
 
@@ -263,10 +270,9 @@ def test_mc_the_option_on_the_entry_keyed_by_the_name_the_question_writes() -> N
         "When a host serves several page kinds, which page kind does the preference "
         "table pick first for crawl.mirror?"
     )
-    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
     choices = {"A": "html_page", "B": "cached_page", "C": "text_page", "D": "feed_page"}
-    scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "B", reasons
+    chosen, reasons = _crawler_choice(text, question, choices)
+    assert chosen == "B", reasons
 
 
 def test_mc_an_option_the_question_writes_as_its_premise_is_not_its_answer() -> None:
@@ -278,10 +284,9 @@ def test_mc_an_option_the_question_writes_as_its_premise_is_not_its_answer() -> 
         'The gate applies hysteresis to stage limits. If a stage\'s limit is pages "<40", '
         "what page count does the gate use for advancement?"
     )
-    units, vocabulary = _one_passage_units(text, question, ["other words", "crawler"])
     choices = {"A": "36", "B": "38", "C": "40.0", "D": "42"}
-    scores, reasons = score_options(question, choices, units, vocabulary)
-    assert select(scores, negated=False) == "B", reasons
+    chosen, reasons = _crawler_choice(text, question, choices)
+    assert chosen == "B", reasons
     assert reasons["C"].startswith("the question writes it")
 
 
