@@ -925,6 +925,17 @@ def test_a_past_form_not_in_ed_ends_the_asked_noun_phrase() -> None:
         assert asked.head == "program" and asked.focus == [], verb
 
 
+def test_a_cell_the_question_writes_is_read_without_its_parenthetical() -> None:
+    """ "Which backend uses rankr-2b for link ranking?" over the row `| Link ranking |
+    rankr-2b (small) | rankr-9b |`: the cell is written in the question once its aside
+    is set apart, so its column's title answers. (The aside pattern was shadowed by a
+    later pattern of the same name, and the cell was never read as written.)"""
+    row = "| Link ranking | rankr-2b (small) | rankr-9b |"
+    table = f"| Activity | mirror | live |\n|---|---|---|\n{row}\n"
+    question = "Which crawler backend uses rankr-2b for link ranking?"
+    assert _extracted(row, question, table) == "mirror"
+
+
 def test_a_negating_prefix_still_names_the_word_and_prepositions_name_nothing() -> None:
     """ "growing without bound" is told as "unbounded growth"; "lines *around* the
     match" asks about lines, and no passage need write "around"."""

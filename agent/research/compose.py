@@ -850,13 +850,14 @@ def compose(
         # the asked noun itself tags ("which *log* marker": "the `[X_Y]` marker")
         modifiers = head_modifiers(question, expectation.head)
         missing = [t for t in missing if t not in modifiers]
-    if _column_counts(lead.span, question):  # "how many ATOM records" under "ATOM"
+    column_counts = _column_counts(lead.span, question)  # "ATOM records" under "ATOM"
+    if column_counts:
         counted = asked_unit(question)
         missing = [t for t in missing if t not in counted]
     binds = _binds_a_named_setting(lead.span, question)  # `SAME_PAGE_LIMIT = 3` counts
     if len(missing) * 2 < len(expectation.focus) or binds:
         missing = []  # most of what is asked for is named: a paraphrase, not a near-miss
-    if not binds and not _column_counts(lead.span, question):
+    if not binds and not column_counts:
         missing += _uncounted(question, expectation, lead.span, context)
         said_with = f"{lead.unit.evidence.context}\n{lead.unit.text}"  # the count's own unit
         missing += _unowned_count(question, expectation, lead.span, said_with)

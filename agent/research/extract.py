@@ -71,6 +71,7 @@ from agentcycle.agent.research.text import (
     STOPWORDS,
     VERSION_TOKEN,
     content_terms,
+    find_name,
     indent_of,
     normalise,
     present_terms,
@@ -809,7 +810,7 @@ def from_row(row: str, chunk_text: str, question: str, expectation: Expectation)
 
 
 COLUMN_OF_VALUE = "the column of the value the question writes"
-_ASIDE = re.compile(r"\s*\([^()]*\)")
+_PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
 
 
 def _column_of_written_value(
@@ -833,7 +834,7 @@ def _column_of_written_value(
     written = [
         index
         for index, cell in enumerate(raw[: len(titles)])
-        if index > 0 and _writes_value(_ASIDE.sub("", clean_inline(cell)), question_norm)
+        if index > 0 and _writes_value(_PARENTHETICAL.sub("", clean_inline(cell)), question_norm)
     ]
     named_row = any(keys[i] for i in range(len(raw)) if i not in written)
     if len(written) != 1 or not named_row:
@@ -1625,15 +1626,13 @@ def _named_subject(unit: str, question: str, expectation: Expectation) -> str | 
 
 # "sets `thinking_level=expert`, `create_initial_state()` maps it to `advanced`": what
 # the bridge is turned into is its value where the asked thing runs
-_MAPPED_TO = re.compile(
-    r"\bmap(?:s|ped)?\s+(?:it\s+|them\s+)?to\s+[`'\"]?([A-Za-z][\w.-]*)", re.IGNORECASE
-)
+_MAPPED_VALUE = re.compile(rf"{_MAPPED_TO}([A-Za-z][\w.-]*)", re.IGNORECASE)
 
 
-def _mapped_to(unit: str, bridge: str) -> tuple[str, int] | None:
+def _mapped_value(unit: str, bridge: str) -> tuple[str, int] | None:
     """The value a unit says the bridge is mapped to after naming it, and where."""
-    named = re.search(rf"(?<![\w.]){re.escape(bridge)}(?![\w])", unit, re.IGNORECASE)
-    mapped = _MAPPED_TO.search(unit, named.end()) if named is not None else None
+    named = find_name(bridge, unit)
+    mapped = _MAPPED_VALUE.search(unit, named.end()) if named is not None else None
     if mapped is None:
         return None
     return mapped.group(1).rstrip("."), mapped.start(1)
@@ -1657,7 +1656,7 @@ def _key_listing_named_value(unit: str, question: str, expectation: Expectation)
         if key.lower() in asked:
             continue
         listed = (m.group(1).lower() for m in _QUOTED_ITEM.finditer(entry.group(2)))
-        if any(re.search(rf"(?<![\w.]){re.escape(v)}(?![\w])", asked) for v in listed):
+        if any(find_name(v, asked) for v in listed):
             return key
     return None
 
@@ -2348,7 +2347,7 @@ def extract(
         return Span(aligned, 1.0, ALIGNED_CELL)
     numeric = expectation.kind == "number"
     for bridge in sorted(exclude):  # a row's next cell is not its value: columns decide
-        found = bound_value(unit, bridge, numeric, suffixed=True) or _mapped_to(unit, bridge)
+        found = bound_value(unit, bridge, numeric, suffixed=True) or _mapped_value(unit, bridge)
         if found is None or found[0].lower() in exclude:
             continue
         if expectation.head and not numeric and _NUMBER.fullmatch(found[0]):

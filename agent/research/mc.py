@@ -31,6 +31,7 @@ from agentcycle.agent.research.text import (
     STOPWORDS,
     Vocabulary,
     content_terms,
+    find_name,
     normalise,
     present_terms,
     stem,
@@ -699,14 +700,11 @@ def _keyed_entry_option(
     question writes whole (`"phenix.autosol": {"prefer": "anomalous_intensity",` for
     "which array type … for phenix.autosol"): the other entries' lines hold the other
     options, and closeness in words cannot tell the neighbouring lines apart."""
-    asked = objective.lower()
     named: set[str] = set()
     for passage in passages:
         for line in passage.splitlines():
             entry = _KEYED_LINE.match(line)
-            if entry is None or not re.search(
-                rf"(?<![\w.]){re.escape(entry.group(1).lower())}(?![\w])", asked
-            ):
+            if entry is None or not find_name(entry.group(1), objective):
                 continue
             rest = normalise(entry.group("rest"))
             named |= {letter for letter, option in choices.items() if option_named(option, rest)}

@@ -310,14 +310,13 @@ def _with_followed_constant(
     read = list({e.chunk_id: e for e in read}.values())
     asked = f"What is the value of {constant}?"
     composed = compose(asked, read, vocabulary, expect(asked), similarities, 1)
-    if composed is None or composed.span is None or not _NUMERAL.search(composed.span.text):
+    if composed is None or composed.span is None or not any(
+        c.isdigit() for c in composed.span.text
+    ):
         return None
     namer = next(u for u in leads if constant in u.text)
     units = [*composed.units[:1], namer]
     return expectation, dc_replace(composed, units=units, cited=units)
-
-
-_NUMERAL = re.compile(r"\d")
 
 
 def too_little_support(support: float, confidence: float, cfg: ResearchConfig) -> bool:

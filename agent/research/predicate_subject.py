@@ -33,15 +33,12 @@ def predicate_subject(unit: str, question: str, head: str) -> str | None:
     follows the asked noun phrase ("which *provider* has no native embeddings endpoint"),
     found word for word; None when the unit does not say it, or says it of a word that
     is no name (a pronoun, a word the question itself uses)."""
-    clause = re.split(r"[,;?]", question)
-    which = None
-    for part in clause:
-        which = _WHICH.search(part)
-        if which is not None:
-            clause_words = part[which.end() :].split()
-            break
-    if which is None or not head:
+    asking = next(
+        (p[m.end() :] for p in re.split(r"[,;?]", question) if (m := _WHICH.search(p))), None
+    )
+    if asking is None or not head:
         return None
+    clause_words = asking.split()
     text = " ".join(_MARKUP.sub("", unit).split())
     asked = term_set(question)
     heads = [i for i, w in enumerate(clause_words) if stem(w.lower()) == head]

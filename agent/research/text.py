@@ -411,6 +411,12 @@ def present_terms(terms: Iterable[str], text: str) -> set[str]:
 _NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:[.,]\d+)*(?![A-Za-z_])")
 
 
+def find_name(name: str, text: str, start: int = 0) -> re.Match[str] | None:
+    """Where `text` writes `name` whole, ignoring case: not inside a longer identifier or
+    dotted name ("ncs_file" is not in "my_ncs_file", "autosol" not in "phenix.autosol2")."""
+    return re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w])", re.IGNORECASE).search(text, start)
+
+
 def has_number(text: str) -> bool:
     """A standalone number (20, 0.345, 41%, 2026-05-20), not a digit inside v120 or K_H4."""
     return bool(_NUMBER.search(text))
