@@ -1655,8 +1655,8 @@ def _key_listing_named_value(unit: str, question: str, expectation: Expectation)
         key = entry.group(1)
         if key.lower() in asked:
             continue
-        listed = (m.group(1).lower() for m in _QUOTED_ITEM.finditer(entry.group(2)))
-        if any(find_name(v, asked) for v in listed):
+        listed = (m.group(1) for m in _QUOTED_ITEM.finditer(entry.group(2)))
+        if any(find_name(v, question) for v in listed):
             return key
     return None
 

@@ -33,6 +33,7 @@ from agentcycle.agent.research.compose import (
     compose_pair,
 )
 from agentcycle.agent.research.described import Resolved, resolve_described
+from agentcycle.agent.research.explicit_value import asked_unit
 from agentcycle.agent.research.extract import Span, required_product
 from agentcycle.agent.research.followed_constant import counting_constant
 from agentcycle.agent.research.key_entities import (
@@ -299,8 +300,8 @@ def _with_followed_constant(
     names it; None when the question counts nothing, no leading passage names such a
     constant, or nothing sets it to a number."""
     expectation = expect(question)
-    if expectation.kind != "number":
-        return None
+    if expectation.kind != "number" or not asked_unit(question):
+        return None  # a count of nothing named: no constant to follow, no units to score
     vocabulary, similarities = tools.vocabulary(), tools.text_similarities
     leads = score_units(question, evidence, vocabulary)[:CONSTANT_LEADS]
     constant = counting_constant(question, [u.text for u in leads])
