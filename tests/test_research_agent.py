@@ -490,6 +490,47 @@ def test_a_thing_the_question_describes_is_named_first_then_looked_up(
 
 
 
+def test_a_described_value_is_read_first_then_placed_in_its_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Taking the depth that the probe reported for the demo site, which page budget
+    does the by-depth table assign?": one document's story states the depth (and another
+    number beside it), another's table gives a budget per depth range. Asked as one
+    question, the story's own number answers; the depth is read first, written into the
+    question, and the range that holds it gives the budget."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text(
+        "# Crawler guide\n\n## Try the demo site\n\nThe demo-site tutorial, for example, "
+        "finishes in 4 rounds with a page budget of 0.62 used, after the probe "
+        "reported a link depth of 3.4 levels for the demo site.\n\n"
+        "## Stopping\n\nThe crawler stops when its page budget is spent.\n"
+    )
+    (docs / "budgets.md").write_text(
+        "# Budgets\n\n## Page budget by depth\n\nThe page budget the crawler aims at "
+        "depends on the site's link depth (`budgets.yaml`):\n\n"
+        "```yaml\npage_budget:\n  by_depth:\n    - range: [0, 2.0]           value: 0.40\n"
+        "    - range: [2.0, 5.0]         value: 0.75\n    - range: [5.0, 9.0]         "
+        "value: 0.90\n```\n"
+    )
+    ingest("depths", [docs])
+    question = (
+        "Taking the link depth that the probe reported for the demo site, which page budget "
+        "does the by-depth table in budgets.yaml assign?"
+    )
+    result = research(
+        question, LocalTools("depths", record=False), config=ResearchConfig(use_memory=False)
+    )
+    assert not result.insufficient, result.trace
+    assert result.direct == "0.75", result.trace
+    assert any("thing described is '3.4" in t for t in result.trace)
+
+
 def test_a_described_provider_is_named_by_its_clause_or_by_a_column_title(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

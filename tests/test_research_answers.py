@@ -41,6 +41,7 @@ from agentcycle.agent.research.compose import (
     render,
 )
 from agentcycle.agent.research.described import described_thing
+from agentcycle.agent.research.described_value import described_value
 from agentcycle.agent.research.explicit_value import counted_predicate
 from agentcycle.agent.research.extract import (
     ALIGNED_CELL,
@@ -68,7 +69,7 @@ from agentcycle.agent.research.node_answer import (
     pooled_evidence,
     too_little_support,
 )
-from agentcycle.agent.research.predicate_subject import same_act_on_same_object
+from agentcycle.agent.research.predicate_subject import ANNOTATED_SUBJECT, same_act_on_same_object
 from agentcycle.agent.research.retrieve import anchored_coverage, coverage, support_terms
 from agentcycle.agent.research.state import Evidence, ResearchConfig, Step
 from agentcycle.agent.research.stated_default import (
@@ -3597,6 +3598,36 @@ def test_a_described_subject_ends_at_the_verb_before_the_asking_word() -> None:
     assert described.asked == "Which tool that runs link scoring on page crops?"
 
 
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        pytest.param(
+            "Using the link depth that the probe reported in the guide's demo run, which page "
+            "budget does the by-depth table give?",
+            "What link depth the probe reported in the guide's demo run?", id="opening"),
+        pytest.param(
+            "Which page budget does the table give at the depth the probe reported for the "
+            "demo site?",
+            "What depth the probe reported for the demo site?", id="closing"),
+        pytest.param(
+            "What page budget must a crawl stay under for the site to count as indexed?",
+            None, id="a-verb-after-to-is-no-quantity-noun"),
+        pytest.param(
+            "What is the link depth that the probe reported for the demo site?",
+            None, id="the-asked-quantity-itself"),
+        pytest.param(
+            "For the program that the probe runs first, which budget does it get?",
+            None, id="a-described-name-is-no-value"),
+    ],
+)  # fmt: skip
+def test_a_value_described_beside_the_asking_clause(question: str, asked: str | None) -> None:
+    """A quantity described by a clause of its own ("the depth that the probe reported
+    …") beside the asking clause is asked first; the asked quantity, a name, or a verb
+    ("to count as indexed") is none."""
+    described = described_value(question)
+    assert (described.asked if described else None) == asked
+
+
 def test_more_comparing_forms_and_a_long_quantity_phrase() -> None:
     """ "Which keeps more pages: A or B?" asks how many each keeps; "which is the higher
     cut-off: A's threshold, or B's?" each threshold; a second "how many" with its own
@@ -5447,3 +5478,35 @@ def test_a_measure_adjective_and_a_called_name_are_no_answer_words() -> None:
         "provider it drops `temperature`."
     )
     assert _extracted(unit, asked) == "temperature"
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        pytest.param(
+            "In the web crawl tool chain, which tool at the end of the chain is recommended "
+            "but not mandatory?", "Page_Summarizer_Tool", id="negated-note"),
+        pytest.param("Which tool of the web crawl chain is optional?", "Robots_Check_Tool",
+                     id="one-word-note"),
+        pytest.param("Which tool of the web crawl chain is mandatory?", None,
+                     id="several-names-have-the-note"),
+    ],
+)  # fmt: skip
+def test_a_name_is_told_by_the_note_that_states_the_asked_property(
+    question: str, name: str | None
+) -> None:
+    """A chain of names, each with a note in parentheses: the name whose note holds the
+    question's predicate (and its negation, when it has one) answers, not another name
+    of the chain; when several notes say it, no one name does."""
+    chain = (
+        "```\nRobots_Check_Tool (optional)\n    ↓\n"
+        "[Html_Fetch_Tool | Pdf_Fetch_Tool | Feed_Fetch_Tool]\n    ↓\n"
+        "Link_Extract_Tool (MANDATORY)\n    ↓\n"
+        "Page_Index_Tool (MANDATORY - builds the search index)\n    ↓\n"
+        "Page_Ranker_Tool (MANDATORY)\n    ↓\n"
+        "Page_Summarizer_Tool (RECOMMENDED, not mandatory)\n```\n"
+    )
+    composed = _composed(chain, question, "Crawl > Full Chain")
+    told = composed is not None and composed.span is not None
+    told = told and composed.span.how == ANNOTATED_SUBJECT
+    assert (composed.direct if told else None) == name

@@ -26,7 +26,7 @@ AnswerType = Literal[
     "number", "default", "identifier", "yes_no", "list", "name", "phrase", "manner"
 ]
 
-_QUANTITY_NOUNS = (
+QUANTITY_NOUNS = (
     r"value|values|number|numbers|percentage|percent|fraction|threshold|thresholds|tolerance|"
     r"cutoff|cut-off|limit|cap|caps|size|score|similarity|confidence|r-free|rfree|cc|clashscore|count|"
     r"rate|wavelength|resolution|budget|depth|timeout|length|version|ratio|range|dimension|"
@@ -56,11 +56,11 @@ _NUMBER_Q = re.compile(
     # ("which quality level does an R-free … fall into": the noun phrase ends at its verb)
     # ("what did the hit rate drop to": a bare "what" asks for the subject's value)
     rf"(what|which)(?: (?:{_VERB_AUX}))?( (?!(?:{_VERB_AUX})\b)\S+){{0,4}}?"
-    rf"[ _-]({_QUANTITY_NOUNS})\b|"
+    rf"[ _-]({QUANTITY_NOUNS})\b|"
     # "what is the deep research agent's reference relevance threshold for nested chunks?":
     # the noun phrase "what is the" asks for ends in a quantity noun, however long it is
     rf"\bwhat(?:'s|\s+is|\s+are|\s+was)\s+the\s+(?:(?:[\w'’-]+|\([^()?]*\))\s+){{0,6}}?"
-    rf"(?:{_QUANTITY_NOUNS})"
+    rf"(?:{QUANTITY_NOUNS})"
     r"\s*(?:\?|$|\b(?:for|of|in|on|at|used|that|when|applied|set)\b))",
     re.IGNORECASE,
 )
@@ -1069,7 +1069,7 @@ def _names_a_thing(clause: str, head: str) -> bool:
         return False
     # "below what parameter count", "which token limit": the thing only qualifies the
     # quantity asked for
-    return not re.search(rf"\b{re.escape(head)}\w*[ -](?:{_QUANTITY_NOUNS})\b", clause, re.I)
+    return not re.search(rf"\b{re.escape(head)}\w*[ -](?:{QUANTITY_NOUNS})\b", clause, re.I)
 
 
 # "which residues does the estimator count": after "does <subject>" a quantity word is
@@ -1081,7 +1081,7 @@ _QUANTITY_VERB = re.compile(
 )
 
 
-_QUANTITY_HEADS = {stem(noun) for noun in _QUANTITY_NOUNS.split("|")}
+_QUANTITY_HEADS = {stem(noun) for noun in QUANTITY_NOUNS.split("|")}
 
 
 def _counts_the_things_asked(clause: str, head: str) -> bool:

@@ -74,6 +74,7 @@ from agentcycle.agent.research.extract import (
 )
 from agentcycle.agent.research.named_document import named_documents
 from agentcycle.agent.research.predicate_subject import (
+    ANNOTATED_SUBJECT,
     PREDICATE_SUBJECT,
     same_act_on_same_object,
 )
@@ -262,7 +263,8 @@ def _states_answer(span: Span | None, expectation: Expectation, question: str) -
     if asks_range(question):
         return is_range(span.text)
     if span.how.startswith((BOUND, COUNTED, COUNTED_LIST, TAKEN)) or span.how.endswith(
-        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN, DESCRIBED_BY_CONTEXT, PREDICATE_SUBJECT)
+        (NAMED_COLUMN, NAMED_BY_ASKED_NOUN, DESCRIBED_BY_CONTEXT, PREDICATE_SUBJECT,
+         ANNOTATED_SUBJECT)
     ):
         return True
     # "the default plan timeout, in seconds" and `PLAN_TIMEOUT = getenv("PLAN_TIMEOUT",

@@ -65,7 +65,12 @@ from agentcycle.agent.research.explicit_value import (
 )
 from agentcycle.agent.research.listed_owner import listed_owner
 from agentcycle.agent.research.named_form import asked_condition, asked_data_type
-from agentcycle.agent.research.predicate_subject import PREDICATE_SUBJECT, predicate_subject
+from agentcycle.agent.research.predicate_subject import (
+    ANNOTATED_SUBJECT,
+    PREDICATE_SUBJECT,
+    annotated_subject,
+    predicate_subject,
+)
 from agentcycle.agent.research.synthesize import quoted_phrases
 from agentcycle.agent.research.text import (
     STOPWORDS,
@@ -1624,6 +1629,14 @@ def _named_subject(unit: str, question: str, expectation: Expectation) -> str | 
     return predicate_subject(unit, question, expectation.head)
 
 
+def _annotated_subject(unit: str, question: str, expectation: Expectation) -> str | None:
+    """The one name whose note says what the question asks of it (`annotated_subject`),
+    for a question that asks which thing is something."""
+    if expectation.kind not in ("name", "identifier", "phrase") or expectation.head in ("", WHEN):
+        return None
+    return annotated_subject(unit, question, expectation.head)
+
+
 # "sets `thinking_level=expert`, `create_initial_state()` maps it to `advanced`": what
 # the bridge is turned into is its value where the asked thing runs
 _MAPPED_VALUE = re.compile(rf"{_MAPPED_TO}([A-Za-z][\w.-]*)", re.IGNORECASE)
@@ -2367,6 +2380,9 @@ def extract(
     subject = _named_subject(unit, question, expectation)
     if subject is not None and subject.lower() not in exclude:
         return Span(subject, 1.0, PREDICATE_SUBJECT)
+    annotated = _annotated_subject(unit, question, expectation)
+    if annotated is not None and annotated.lower() not in exclude:
+        return Span(annotated, 1.0, ANNOTATED_SUBJECT)
     span = from_sentence(unit, question, expectation, exclude)
     if span is not None and _QUOTED_TOKEN.fullmatch(span.text):
         span = replace(span, text=span.text[1:-1])  # returns "synthesize": the node's name

@@ -33,6 +33,7 @@ from agentcycle.agent.research.compose import (
     compose_pair,
 )
 from agentcycle.agent.research.described import Resolved, resolve_described
+from agentcycle.agent.research.described_value import resolve_described_value
 from agentcycle.agent.research.explicit_value import asked_unit
 from agentcycle.agent.research.extract import Span, required_product
 from agentcycle.agent.research.followed_constant import counting_constant
@@ -362,8 +363,10 @@ def synthesize_node(state: ResearchState, config: RunnableConfig) -> Update:
     sides = _side_evidence(state, comparison, evidence) if comparison else None
     resolved = None  # a comparison's sides name their own things
     if comparison is None:
-        resolved = resolve_default(question, evidence, tools.default_statements()) or (
-            resolve_described(question, evidence, tools)
+        resolved = (
+            resolve_default(question, evidence, tools.default_statements())
+            or resolve_described(question, evidence, tools)
+            or resolve_described_value(question, evidence, tools)
         )
     if resolved is not None:
         question = resolved.question

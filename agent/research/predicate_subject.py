@@ -77,3 +77,47 @@ def same_act_on_same_object(term: str, question: str, text: str) -> bool:
         obj = content_terms(" ".join(words[verbs[0] + 1 :]))
         return len(obj) >= OBJECT_TERMS and present_terms(obj, text) == set(obj)
     return False
+
+
+ANNOTATED_SUBJECT = "the name whose note states the question's predicate"
+# a name and the note right after it: "Image_Captioner_Tool (RECOMMENDED, not mandatory)"
+_ANNOTATED = re.compile(r"([A-Za-z][\w.:-]*)`?\s*\(([^()]{2,60})\)")
+_COPULA = re.compile(r"\b(?:is|are|was|were|be|stays?|remains?)\s+", re.IGNORECASE)
+_NEGATION = frozenset({"not", "no", "non", "never"})
+
+
+def annotated_subject(unit: str, question: str, head: str) -> str | None:
+    """The one name of the unit whose parenthesised note states what the question says
+    of the asked thing: "which tool at the end of the chain is *recommended but not
+    mandatory*" over "… ↓ Analysis_Visualizer_Tool (MANDATORY) ↓ Image_Captioner_Tool
+    (RECOMMENDED, not mandatory)" is Image_Captioner_Tool. The note must hold every
+    content word after the asking clause's verb "is", and a negation exactly when the
+    question has one ("(MANDATORY)" is no "not mandatory"); None when no name or several
+    names have such a note, or the question writes the name."""
+    asking = next(
+        (p[m.end() :] for p in re.split(r"[,;?]", question) if (m := _WHICH.search(p))), None
+    )
+    if asking is None or not head:
+        return None
+    words = asking.split()
+    if not words or stem(words[0].lower()) != head:
+        return None  # the wh-word asks for the head noun: "which tool …"
+    copulas = list(_COPULA.finditer(asking))
+    if not copulas:
+        return None
+    predicate = asking[copulas[-1].end() :]
+    terms = content_terms(predicate)
+    if not terms:
+        return None
+    negated = bool(_NEGATION & {w.lower() for w in re.findall(r"\w+", predicate)})
+    asked = term_set(question)
+    names = {
+        match.group(1).rstrip(".")
+        for match in _ANNOTATED.finditer(_MARKUP.sub("", unit))
+        if present_terms(terms, match.group(2)) == set(terms)
+        and negated == bool(_NEGATION & {w.lower() for w in re.findall(r"\w+", match.group(2))})
+    }
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    return None if stem(name.lower()) in asked or name.lower() in STOPWORDS else name
