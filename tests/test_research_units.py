@@ -10,6 +10,7 @@ from agentcycle.agent.research.classify import classify, is_negated, parse_choic
 from agentcycle.agent.research.clean import enclosing_line
 from agentcycle.agent.research.injection import check_injection
 from agentcycle.agent.research.mc import (
+    complement_option,
     matches_answer,
     score_options,
     select,
@@ -144,6 +145,33 @@ def test_mc_picks_the_stated_option_and_the_odd_one_out() -> None:
         "Which constant is NOT in the hard limits table?", tags, units, VOCABULARY
     )
     assert select(scores, negated=True) == "C"
+
+
+def test_mc_the_option_a_list_with_the_negated_property_leaves_out() -> None:
+    """ "Which fetcher is NOT flagged `needs_js_render`?": the row giving the flag lists
+    three of the four fetchers (without their shared `crawl.` prefix), so the fourth
+    answers, however often a passage about keeping raw HTML names it beside the
+    question's other words. Rows that leave out different options, or a list that does
+    not write the property, tell nothing."""
+    flags = (
+        "| Flag | Effect | Fetchers |\n|---|---|---|\n"
+        "| `needs_js_render: true` | Run a headless browser | html_fetch, feed_fetch, "
+        "sitemap_fetch |\n"
+        "| `keep_raw_html: true` | Keep both | pdf_fetch |\n"
+    )
+    question = "Which fetcher is NOT flagged needs_js_render (and keeps the raw HTML instead)?"
+    choices = {
+        "A": "crawl.html_fetch", "B": "crawl.feed_fetch", "C": "crawl.sitemap_fetch",
+        "D": "crawl.pdf_fetch",
+    }  # fmt: skip
+    units, _ = _one_passage_units(flags, question, ["other words", "crawler"])
+    assert complement_option(question, choices, units) == "D"
+    unflagged = flags.replace("`needs_js_render: true`", "`render: yes`")
+    units, _ = _one_passage_units(unflagged, question, ["other words", "crawler"])
+    assert complement_option(question, choices, units) is None
+    other = "| `needs_js_render: true` | Older fetchers | html_fetch, feed_fetch, pdf_fetch |"
+    units, _ = _passages_units([flags, other], question, ["other words", "crawler"])
+    assert complement_option(question, choices, units) is None
 
 
 def _one_passage_units(

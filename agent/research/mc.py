@@ -795,6 +795,41 @@ def negatively_stated_option(
     return found.pop() if len(found) == 1 else None
 
 
+# the words the question negates, to the clause's end: "NOT flagged requires_full_map"
+_NEGATED_PREDICATE = re.compile(r"\b(?:NOT|never)\s+(?P<predicate>[^,;?()]+)")
+MIN_LISTED = 2  # the options a list must name with the property to leave one out
+
+
+def complement_option(
+    objective: str, choices: dict[str, str], units: list[Scored]
+) -> str | None:
+    """The one option a list leaves out of those it gives the negated property: "which
+    program is NOT flagged `requires_full_map`" over the row "| `requires_full_map: true`
+    | Strip any half-maps | dock_in_map, real_space_refine, validation_cryoem |" is the
+    fourth option, whatever else is said of the four. The unit must write the negated
+    property (its code names, or most of its words) and every option but one; None when
+    no unit does, or units leave out different options."""
+    asked = _NEGATED_PREDICATE.search(objective)
+    if asked is None or len(choices) < MIN_LISTED + 1:
+        return None
+    predicate = content_terms(asked["predicate"])
+    code = [t for t in predicate if re.search(r"[_.]", t)]
+    namespace = shared_namespace(choices)
+    left_out = set()
+    for unit in units:
+        text = normalise(unit.text)
+        present = present_terms(predicate, text)
+        if not (set(code) <= present if code else 2 * len(present) > len(predicate)):
+            continue
+        missing = [
+            letter for letter, option in choices.items()
+            if not any(_occurrences(needle, text) for needle, _ in _needles(option, namespace))
+        ]  # fmt: skip
+        if len(missing) == 1:
+            left_out.add(missing[0])
+    return left_out.pop() if len(left_out) == 1 else None
+
+
 def select(scores: dict[str, float], negated: bool) -> str:
     """The best supported option, or the least supported one for NOT/EXCEPT questions."""
     ordered = sorted(scores, key=lambda k: (scores[k], k))

@@ -13,6 +13,7 @@ from agentcycle.agent.research import skills
 from agentcycle.agent.research.classify import is_negated
 from agentcycle.agent.research.compose import render
 from agentcycle.agent.research.mc import (
+    complement_option,
     negatively_stated_option,
     option_named,
     score_options,
@@ -105,9 +106,13 @@ def mc_select_node(state: ResearchState, config: RunnableConfig) -> Update:
     )  # fmt: skip
     negated = is_negated(state["objective"])
     said_not = negatively_stated_option(state["objective"], choices, units) if negated else None
-    letter = said_not or select(scores, negated)
+    left_out = complement_option(state["objective"], choices, units) if negated else None
+    letter = said_not or left_out or select(scores, negated)
     if said_not is not None:
         reasons[said_not] = f"stated negated, as asked: {reasons[said_not]}"
+    elif left_out is not None:
+        why = "the one option a list with the property leaves out"
+        reasons[left_out] = f"{why}: {reasons[left_out]}"
     llm = tools.llm
     if llm is not None and llm.enabled:
         prompt = (
