@@ -5510,3 +5510,29 @@ def test_a_name_is_told_by_the_note_that_states_the_asked_property(
     told = composed is not None and composed.span is not None
     told = told and composed.span.how == ANNOTATED_SUBJECT
     assert (composed.direct if told else None) == name
+
+
+def test_the_bridge_is_the_name_whose_note_the_context_describes() -> None:
+    """ "One mandatory tool performs the self-weighted scoring step. Which tool does the
+    post-LLM enforcement force to run right after that tool?": of a chain of tools each
+    noted in parentheses, the bridge is the one whose note says what the context says
+    ("(MANDATORY - performs self-weighted scoring)"), not the first mandatory one."""
+    chain = (
+        "```\nRobots_Check_Tool (optional)\n    ↓\n[Html_Fetch_Tool | Pdf_Fetch_Tool]\n    ↓\n"
+        "Link_Extract_Tool (MANDATORY)\n    ↓\n"
+        "Page_Index_Tool (MANDATORY - performs self-weighted scoring)\n    ↓\n"
+        "Page_Ranker_Tool (MANDATORY)\n```\n"
+    )
+    rules = (
+        "**Post-LLM** (lines 700-720): **Force `Page_Index_Tool` after `Link_Extract_Tool`**\n\n"
+        "**Post-LLM** (lines 721-740): Force `Page_Ranker_Tool` after `Page_Index_Tool`\n"
+    )
+    hits = [
+        Evidence(chunk_id=k, file=f"{k}.md", heading=k, text=t)
+        for k, t in {"chain": chain, "rules": rules}.items()
+    ]
+    question = (
+        "In the crawl planner, one mandatory tool performs the self-weighted scoring step. "
+        "Which tool does the post-LLM enforcement force to run right after that tool?"
+    )
+    assert _two_hops(question, hits) == ("Page_Index_Tool", "Page_Ranker_Tool")

@@ -76,6 +76,7 @@ from agentcycle.agent.research.named_document import named_documents
 from agentcycle.agent.research.predicate_subject import (
     ANNOTATED_SUBJECT,
     PREDICATE_SUBJECT,
+    annotated_names,
     same_act_on_same_object,
 )
 from agentcycle.agent.research.retrieve import coverage
@@ -1007,6 +1008,21 @@ def _bridge_hop(
     return next((r for r in described if r.span and r.span.how == DESCRIBED_BY_CONTEXT), hop), named
 
 
+def _described_names(unit: str) -> list[tuple[str, str]]:
+    """(name, what the unit says of it) for each code-quoted name, to the next one or
+    the sentence's end ("`anthropic` has no native embeddings endpoint"), or else for
+    each name with a note in parentheses ("Cell_Analyzer_Tool (MANDATORY - performs
+    self-supervised learning)")."""
+    names = list(_QUOTED_NAME.finditer(unit))
+    if len(names) < 2:
+        return annotated_names(unit)
+    said = []
+    for at, name in enumerate(names):
+        end = names[at + 1].start() if at + 1 < len(names) else len(unit)
+        said.append((name.group(1), re.split(r"[.;:]\s", unit[name.end() : end])[0]))
+    return said
+
+
 # a code-quoted name in a unit: "`anthropic` has no native embeddings endpoint"
 _QUOTED_NAME = re.compile(r"`([^`\s]{2,60})`")
 DESCRIBED_BY_CONTEXT = "the name the context's clause describes"
@@ -1015,26 +1031,23 @@ DESCRIBED_SEARCH = 3  # the first hop's best units read for such a name
 
 
 def _name_the_context_describes(hop: Ranked, context: str) -> Ranked:
-    """The hop with the one quoted name of its unit that the context describes: "One
+    """The hop with the one name of its unit that the context describes: "One
     provider has no native embeddings endpoint" over "`anthropic` has no native embeddings
     endpoint and `portkey` requires an embeddings-capable deployment" is bridged by
     anthropic, the name its own clause (up to the next name or the sentence's end) says
-    that of, repeating at least half of the context's words. Several names of the kind
+    that of, repeating at least half of the context's words; "one mandatory tool performs
+    the self-supervised learning step" over a chain of tools with notes by the tool
+    noted "(MANDATORY - performs self-supervised learning)". Several names of the kind
     sit in such a unit, and closeness alone picks the wrong one."""
-    text = hop.unit.text
-    names = list(_QUOTED_NAME.finditer(text))
+    names = _described_names(hop.unit.text)
     if len(names) < 2:
         return hop
     terms = set(content_terms(context))
-    shared = []
-    for at, name in enumerate(names):
-        end = names[at + 1].start() if at + 1 < len(names) else len(text)
-        clause = re.split(r"[.;:]\s", text[name.end() : end])[0]
-        shared.append(len(terms & set(content_terms(clause))))
+    shared = [len(terms & set(content_terms(said))) for _, said in names]
     best = max(shared)
     if best < max(DESCRIBING_TERMS, len(terms) / 2) or shared.count(best) != 1:
         return hop  # the clause must say most of what the context says of the name
-    chosen = names[shared.index(best)].group(1)
+    chosen = names[shared.index(best)][0]
     score = hop.span.score if hop.span is not None else 0.8
     return replace(hop, span=Span(chosen, score, DESCRIBED_BY_CONTEXT))
 

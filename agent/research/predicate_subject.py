@@ -86,6 +86,18 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|be|stays?|remains?)\s+", re.IGNORECA
 _NEGATION = frozenset({"not", "no", "non", "never"})
 
 
+def annotated_names(unit: str) -> list[tuple[str, str]]:
+    """(name, note) for every name the unit follows with a note in parentheses."""
+    return [
+        (match.group(1).rstrip("."), match.group(2))
+        for match in _ANNOTATED.finditer(_MARKUP.sub("", unit))
+    ]
+
+
+def _negated(words: str) -> bool:
+    return bool(_NEGATION & {w.lower() for w in re.findall(r"\w+", words)})
+
+
 def annotated_subject(unit: str, question: str, head: str) -> str | None:
     """The one name of the unit whose parenthesised note states what the question says
     of the asked thing: "which tool at the end of the chain is *recommended but not
@@ -109,13 +121,12 @@ def annotated_subject(unit: str, question: str, head: str) -> str | None:
     terms = content_terms(predicate)
     if not terms:
         return None
-    negated = bool(_NEGATION & {w.lower() for w in re.findall(r"\w+", predicate)})
+    negated = _negated(predicate)
     asked = term_set(question)
     names = {
-        match.group(1).rstrip(".")
-        for match in _ANNOTATED.finditer(_MARKUP.sub("", unit))
-        if present_terms(terms, match.group(2)) == set(terms)
-        and negated == bool(_NEGATION & {w.lower() for w in re.findall(r"\w+", match.group(2))})
+        name
+        for name, note in annotated_names(unit)
+        if present_terms(terms, note) == set(terms) and negated == _negated(note)
     }
     if len(names) != 1:
         return None
