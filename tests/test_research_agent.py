@@ -82,6 +82,19 @@ def ask(question: str, **options: Any) -> Any:
     return run_ask(CORPUS, question, **options)
 
 
+def _answer(corpus: str, docs: Path, question: str) -> Any:
+    """The rules-only answer to `question` over the documents in `docs`, ingested as
+    `corpus` into the home the test set (no memory: each test asks afresh)."""
+    from agentcycle.agent.research import ResearchConfig, research
+    from agentcycle.storage.corpus import ingest
+    from agentcycle.tasks.research import LocalTools
+
+    ingest(corpus, [docs])
+    return research(
+        question, LocalTools(corpus, record=False), config=ResearchConfig(use_memory=False)
+    )
+
+
 def test_simple_question_is_answered_with_grounded_citations(home: Path) -> None:
     from agentcycle.storage.datasets import row_count
 
@@ -405,9 +418,6 @@ def test_a_default_the_question_leaves_unnamed_is_resolved_and_its_answer_cited(
     uses. The table's chunk is read by the synthesis (the question's settings story
     matches the guide's many settings sections better), and the sentence cited from it
     is grounded, so the gate keeps the answer."""
-    from agentcycle.agent.research import ResearchConfig, research
-    from agentcycle.storage.corpus import ingest
-    from agentcycle.tasks.research import LocalTools
 
     monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
@@ -431,13 +441,10 @@ def test_a_default_the_question_leaves_unnamed_is_resolved_and_its_answer_cited(
         "| **Bulk loads** (loader) | `load_rows()` | sqlite3-bulk | psycopg-copy-2 |\n"
         "| **Queries** (reader) | `read_rows()` | sqlite3-read | psycopg-read-2 |\n"
     )
-    ingest("defaults", [docs])
     question = (
         "If I leave the GUI's Backend setting at its default, which driver does bulk loading use?"
     )
-    result = research(
-        question, LocalTools("defaults", record=False), config=ResearchConfig(use_memory=False)
-    )
+    result = _answer("defaults", docs, question)
     assert not result.insufficient, result.trace
     assert result.direct == "psycopg-copy-2"
     assert any("default named is 'postgres'" in t.lower() for t in result.trace)
@@ -452,9 +459,6 @@ def test_a_thing_the_question_describes_is_named_first_then_looked_up(
     table says which program that is, another's which category that program has.
     Ranked as one question, the probe passages and the category table compete; the
     description is resolved to its name first, and the name looked up."""
-    from agentcycle.agent.research import ResearchConfig, research
-    from agentcycle.storage.corpus import ingest
-    from agentcycle.tasks.research import LocalTools
 
     monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
@@ -476,14 +480,11 @@ def test_a_thing_the_question_describes_is_named_first_then_looked_up(
         "| `lab.builder` | building | both |\n"
         "| `lab.refiner` | refinement | both |\n"
     )
-    ingest("described", [docs])
     question = (
         "Which category does the programs table give to the program the lab uses as its "
         "cryo-scan placement probe?"
     )
-    result = research(
-        question, LocalTools("described", record=False), config=ResearchConfig(use_memory=False)
-    )
+    result = _answer("described", docs, question)
     assert not result.insufficient, result.trace
     assert result.direct == "map_scoring"
     assert any("thing described is 'lab.density_scorer'" in t for t in result.trace)
@@ -498,9 +499,6 @@ def test_a_described_value_is_read_first_then_placed_in_its_range(
     number beside it), another's table gives a budget per depth range. Asked as one
     question, the story's own number answers; the depth is read first, written into the
     question, and the range that holds it gives the budget."""
-    from agentcycle.agent.research import ResearchConfig, research
-    from agentcycle.storage.corpus import ingest
-    from agentcycle.tasks.research import LocalTools
 
     monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
@@ -518,14 +516,11 @@ def test_a_described_value_is_read_first_then_placed_in_its_range(
         "    - range: [2.0, 5.0]         value: 0.75\n    - range: [5.0, 9.0]         "
         "value: 0.90\n```\n"
     )
-    ingest("depths", [docs])
     question = (
         "Taking the link depth that the probe reported for the demo site, which page budget "
         "does the by-depth table in budgets.yaml assign?"
     )
-    result = research(
-        question, LocalTools("depths", record=False), config=ResearchConfig(use_memory=False)
-    )
+    result = _answer("depths", docs, question)
     assert not result.insufficient, result.trace
     assert result.direct == "0.75", result.trace
     assert any("thing described is '3.4" in t for t in result.trace)
@@ -602,9 +597,6 @@ def test_a_comparison_looks_up_each_side_then_answers_the_difference(
     """ "How many more retries does the crawler allow than the mirror?": the facts sit in
     two files, so the plan gives each side its own step, and the answer computes the
     difference from both, citing both."""
-    from agentcycle.agent.research import ResearchConfig, research
-    from agentcycle.storage.corpus import ingest
-    from agentcycle.tasks.research import LocalTools
 
     monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
@@ -621,14 +613,11 @@ def test_a_comparison_looks_up_each_side_then_answers_the_difference(
         "# Scheduler\n\n## Queues\n\nThe scheduler keeps one queue per site and hands "
         "pages to workers in order.\n"
     )
-    ingest("compare", [docs])
     question = (
         "How many more retries does the crawler allow (MAX_RETRIES) than the mirror's "
         "maximum number of fetch retries per page?"
     )
-    result = research(
-        question, LocalTools("compare", record=False), config=ResearchConfig(use_memory=False)
-    )
+    result = _answer("compare", docs, question)
     assert not result.insufficient, result.trace
     assert result.direct.startswith("3 (5 vs 2"), result.direct
     assert [s.question for s in result.steps][:2] == [
@@ -644,9 +633,6 @@ def test_a_two_hop_questions_second_step_searches_for_the_named_bridge(
     """ "The robots probe runs a single program. What category does crawl.yaml assign to
     that program?": once a step finds the probe's row, which names the program, the next
     step asks for that program by name, and the answer is read from its row."""
-    from agentcycle.agent.research import ResearchConfig, research
-    from agentcycle.storage.corpus import ingest
-    from agentcycle.tasks.research import LocalTools
 
     monkeypatch.setenv("AGENTCYCLE_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
@@ -671,14 +657,11 @@ def test_a_two_hop_questions_second_step_searches_for_the_named_bridge(
         "# Scheduler\n\n## Queues\n\nThe scheduler keeps one queue per site and hands "
         "pages to workers in order.\n"
     )
-    ingest("bridge", [docs])
     question = (
         "For static sites, the robots diagnostic probe runs a single program. What "
         "category does crawl.yaml assign to that program?"
     )
-    result = research(
-        question, LocalTools("bridge", record=False), config=ResearchConfig(use_memory=False)
-    )
+    result = _answer("bridge", docs, question)
     assert not result.insufficient, result.trace
     assert result.direct == "validation", result.trace
     asked = [step.question for step in result.steps]

@@ -174,6 +174,35 @@ def test_mc_the_option_a_list_with_the_negated_property_leaves_out() -> None:
     assert complement_option(question, choices, units) is None
 
 
+def test_mc_the_combination_one_passage_writes_every_setting_of() -> None:
+    """ "Which setting combination gives a crawl with no network calls?": the passage on
+    offline mode writes `offline=True` in its example and "also set `fetch_mode=cache`",
+    so the option combining the two wins; each setting alone, or with another value, is
+    not written whole anywhere."""
+    offline = (
+        "### Offline Mode\n\n```bash\ncrawler offline=True seeds=urls.txt\n```\n\n"
+        "- Pages come from the local store only; `offline` only affects FETCH, and "
+        "`fetch_mode` still controls the PARSE step. To suppress all network calls, also "
+        "set `fetch_mode=cache`.\n"
+    )
+    modes = (
+        "### Fetch modes\n\n- `fetch_mode=live` (default)\n- `fetch_mode=cache`\n\n"
+        "Most users set `offline=True` alone first, with the default `fetch_mode`, to test "
+        "a crawl of zero pages.\n"
+    )
+    question = "I need a crawl with zero network calls. Which setting combination does that?"
+    choices = {
+        "A": "offline=True alone (default fetch_mode)",
+        "B": "fetch_mode=cache alone",
+        "C": "offline=True together with fetch_mode=cache",
+        "D": "offline=True together with fetch_mode=live",
+    }
+    units, vocabulary = _passages_units([offline, modes], question, ["other words", "crawler"])
+    scores, reasons = score_options(question, choices, units, vocabulary)
+    assert select(scores, negated=False) == "C"
+    assert reasons["C"].startswith("stated")
+
+
 def _one_passage_units(
     text: str, question: str, other_texts: list[str]
 ) -> tuple[list[Scored], Vocabulary]:

@@ -120,6 +120,27 @@ def described_thing(question: str) -> Description | None:
     return None
 
 
+def description_pool(
+    asked: str, evidence: list[Evidence], tools: ResearchTools
+) -> list[Evidence]:
+    """The passages read to answer a description asked as its own question: those best
+    matching its sentences and as a whole, those inside a document it names ("the
+    provider that the User Guide names as the default"), and the question's own."""
+    found = [
+        *tools.search_units(asked, SEARCHED_UNITS),
+        *tools.search(asked, SEARCHED_CHUNKS),
+        *(
+            hit
+            for scope in document_scopes(asked)
+            for hit in tools.search(
+                scope.query, SEARCHED_CHUNKS, file=scope.file, heading=scope.heading
+            )
+        ),
+        *evidence,
+    ]
+    return list({e.chunk_id: e for e in found}.values())
+
+
 def _ends_its_phrase(question: str, match: re.Match[str]) -> bool:
     """Whether the clause surely ends where the match does. A description that is a
     sentence's subject runs on into the main verb ("the node that runs after retrieval
@@ -143,20 +164,7 @@ def resolve_described(
     described = described_thing(question)
     if described is None:
         return None
-    found = [
-        *tools.search_units(described.asked, SEARCHED_UNITS),
-        *tools.search(described.asked, SEARCHED_CHUNKS),
-        # "the provider that the User Guide names as the default": read inside the guide
-        *(
-            hit
-            for scope in document_scopes(described.asked)
-            for hit in tools.search(
-                scope.query, SEARCHED_CHUNKS, file=scope.file, heading=scope.heading
-            )
-        ),
-        *evidence,
-    ]
-    pool = list({e.chunk_id: e for e in found}.values())
+    pool = description_pool(described.asked, evidence, tools)
     named = _subject_of_clause(question, described, pool) or _composed_name(
         question, described, pool, tools
     )

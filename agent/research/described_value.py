@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from agentcycle.agent.research.answer_type import QUANTITY_NOUNS, expect
 from agentcycle.agent.research.compose import compose
-from agentcycle.agent.research.described import Resolved
+from agentcycle.agent.research.described import Resolved, description_pool
 from agentcycle.agent.research.state import Evidence
 from agentcycle.agent.research.text import STOPWORDS
 from agentcycle.agent.research.tools import ResearchTools
@@ -38,8 +38,6 @@ _DESCRIBED_VALUE = re.compile(
 )
 # the clause has a verb of its own: "xtriage reported …", "the log shows …"
 _VERB = re.compile(r"\b(?:\w+ed|reports?|shows?|gives?|prints?|says|states?|reads?)\b")
-SEARCHED_UNITS = 8  # chunks of the best-matching sentences read for the description
-SEARCHED_CHUNKS = 5  # … and of the best-matching passages
 _NUMBER = re.compile(r"\d")
 MIN_CLAUSE_WORDS = 3  # "xtriage reported for the data"; "as placed" describes nothing
 
@@ -86,12 +84,7 @@ def resolve_described_value(
     described = described_value(question)
     if described is None:
         return None
-    found = [
-        *tools.search_units(described.asked, SEARCHED_UNITS),
-        *tools.search(described.asked, SEARCHED_CHUNKS),
-        *evidence,
-    ]
-    pool = list({e.chunk_id: e for e in found}.values())
+    pool = description_pool(described.asked, evidence, tools)
     expectation = replace(expect(described.asked), kind="number")
     composed = compose(
         described.asked, pool, tools.vocabulary(), expectation, tools.text_similarities, 1

@@ -376,6 +376,10 @@ def score_options(
     keyed = _keyed_entry_option(objective, choices, list(passages_read))
     if keyed is not None:
         _credit(scores, reasons, keyed, NAMED_ITEM, "on the entry keyed by the question's name")
+    combined = _combined_option(choices, list(blocks))  # the units' passages best first
+    if combined is not None:  # stated, though no passage writes the option as worded
+        scores[combined] += COMBINED
+        reasons[combined] = "stated in evidence: one passage writes each of its settings"
     for letter in _contrasted_options(objective, choices, units, texts):
         why = "its passage says what is asked, not the other"
         _credit(scores, reasons, letter, CONTRASTED, why)
@@ -392,6 +396,37 @@ def score_options(
         scores[letter] *= PREMISE
         reasons[letter] = f"the question writes it, as a premise: {reasons[letter]}"
     return scores, reasons
+
+
+# a setting written with its value: `use_rules_only=True`, `thinking_level = none`
+_ASSIGNMENT = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*\s*=\s*[\w.:-]+")
+COMBINED = 0.3  # the one option whose settings a passage writes all of
+
+
+def _combined_option(choices: dict[str, str], passages: list[str]) -> str | None:
+    """The one option combining two settings or more ("use_rules_only=True together
+    with thinking_level=none") that a passage writes every setting of, value included:
+    a passage on rules-only mode that says "also set `thinking_level=none`" holds the
+    combination, where each setting alone is written in many places. The passages are
+    read best first, and the first that writes any combination whole decides; None when
+    no option combines settings, or that passage writes several whole."""
+    combinations = {
+        letter: parts
+        for letter, option in choices.items()
+        if len(parts := [_assigned(p) for p in _ASSIGNMENT.findall(option)]) >= 2
+    }
+    for text in (_assigned(passage) for passage in passages):
+        whole = [
+            k for k, parts in combinations.items() if all(_occurrences(p, text) for p in parts)
+        ]
+        if whole:
+            return whole[0] if len(whole) == 1 else None
+    return None
+
+
+def _assigned(text: str) -> str:
+    """The text normalised, a setting and its value written without spaces."""
+    return re.sub(r"\s*=\s*", "=", normalise(text))
 
 
 # "If the criterion is r_free "<0.35", what value does the gate use?": the option 0.350
