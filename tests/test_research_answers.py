@@ -5536,3 +5536,23 @@ def test_the_bridge_is_the_name_whose_note_the_context_describes() -> None:
         "Which tool does the post-LLM enforcement force to run right after that tool?"
     )
     assert _two_hops(question, hits) == ("Page_Index_Tool", "Page_Ranker_Tool")
+
+
+def test_an_example_aside_is_neither_the_asked_thing_nor_the_answer() -> None:
+    """ "Which source file do I edit to change the RETRY_MAP (e.g., what Html_Fetch_Tool
+    retries on)?": the aside's names are an example, so the answer is the file that
+    defines the map, not a name beside the example's tool."""
+    question = (
+        "In the crawler, which source file do I edit to change the RETRY_MAP (e.g., what "
+        "Html_Fetch_Tool retries on)?"
+    )
+    expectation = expect(question)
+    assert expectation.head == "file" and "html_fetch_tool" not in expectation.focus
+    hits = [
+        Evidence(chunk_id="a", file="crawl.md", heading="Crawler > RETRY_MAP",
+                 text="### RETRY_MAP\n\nDefined in `crawler/models/retry_policy.py`:"),
+        Evidence(chunk_id="b", file="crawl.md", heading="Crawler > Changes",
+                 text="Added retry check for `Html_Fetch_Tool` → `Pdf_Fetch_Tool`"),
+    ]  # fmt: skip
+    composed = _composed_over(question, hits, "other words", "more other words")
+    assert composed is not None and composed.direct == "crawler/models/retry_policy.py"

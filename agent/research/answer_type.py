@@ -975,8 +975,21 @@ _WHAT_IS_THE_THING = re.compile(
 )
 
 
+# "(e.g., what Single_Cell_Cropper_Tool depends on)": an example of what is asked about,
+# whose names are neither the asked thing nor the answer's kind
+_EXAMPLE_ASIDE = re.compile(
+    r"\s*\((?:e\.g\.|eg\b|for example|for instance|such as)[^()]*\)", re.IGNORECASE
+)
+
+
+def without_examples(question: str) -> str:
+    """The question less its parenthesised examples."""
+    return _EXAMPLE_ASIDE.sub("", question)
+
+
 def expect(question: str) -> Expectation:
     """The expected answer type of a question (rules; the first match wins)."""
+    question = without_examples(question)
     if _WHERE_FILE.search(asking_part(main_clause(question))):
         return Expectation("identifier", _focus(main_clause(question)), False, "file")
     question = re.sub(r"\bwhat['’]s\b", "what is", question, flags=re.IGNORECASE)

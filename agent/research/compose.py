@@ -1008,6 +1008,13 @@ def _bridge_hop(
     return next((r for r in described if r.span and r.span.how == DESCRIBED_BY_CONTEXT), hop), named
 
 
+# a code-quoted name in a unit: "`anthropic` has no native embeddings endpoint"
+_QUOTED_NAME = re.compile(r"`([^`\s]{2,60})`")
+DESCRIBED_BY_CONTEXT = "the name the context's clause describes"
+DESCRIBING_TERMS = 2  # context words the clause after the name must repeat
+DESCRIBED_SEARCH = 3  # the first hop's best units read for such a name
+
+
 def _described_names(unit: str) -> list[tuple[str, str]]:
     """(name, what the unit says of it) for each code-quoted name, to the next one or
     the sentence's end ("`anthropic` has no native embeddings endpoint"), or else for
@@ -1021,13 +1028,6 @@ def _described_names(unit: str) -> list[tuple[str, str]]:
         end = names[at + 1].start() if at + 1 < len(names) else len(unit)
         said.append((name.group(1), re.split(r"[.;:]\s", unit[name.end() : end])[0]))
     return said
-
-
-# a code-quoted name in a unit: "`anthropic` has no native embeddings endpoint"
-_QUOTED_NAME = re.compile(r"`([^`\s]{2,60})`")
-DESCRIBED_BY_CONTEXT = "the name the context's clause describes"
-DESCRIBING_TERMS = 2  # context words the clause after the name must repeat
-DESCRIBED_SEARCH = 3  # the first hop's best units read for such a name
 
 
 def _name_the_context_describes(hop: Ranked, context: str) -> Ranked:

@@ -1,10 +1,13 @@
-"""The question's predicate, found in a passage: who does it, and the same act in other words.
+"""The question's predicate, found in a passage: who does it, who is noted with it, and
+the same act in other words.
 
 "Which LLM provider has no native embeddings endpoint?" is answered by the word a
 passage writes right before that very predicate ("`anthropic` has no native embeddings
 endpoint"), however many other names the sentence holds. Ranking spans by kind alone
 picks another name of the right kind from the same sentence ("… and `portkey`
-requires …"), or a provider-looking name from a sentence about other endpoints.
+requires …"), or a provider-looking name from a sentence about other endpoints. Likewise
+"which tool is recommended but not mandatory" is the name a chain notes "(RECOMMENDED,
+not mandatory)", not the first tool of the chain.
 """
 
 from __future__ import annotations
@@ -28,14 +31,20 @@ _MARKUP = re.compile(r"[`*]")
 _SUBJECT = r"([A-Za-z][\w.-]*)"
 
 
+def _after_wh_word(question: str) -> str | None:
+    """The clause after "which"/"what", to its comma or question mark: "provider has no
+    native embeddings endpoint"; None when no clause asks with one."""
+    return next(
+        (p[m.end() :] for p in re.split(r"[,;?]", question) if (m := _WHICH.search(p))), None
+    )
+
+
 def predicate_subject(unit: str, question: str, head: str) -> str | None:
     """The name right before the question's predicate in the unit: the predicate is what
     follows the asked noun phrase ("which *provider* has no native embeddings endpoint"),
     found word for word; None when the unit does not say it, or says it of a word that
     is no name (a pronoun, a word the question itself uses)."""
-    asking = next(
-        (p[m.end() :] for p in re.split(r"[,;?]", question) if (m := _WHICH.search(p))), None
-    )
+    asking = _after_wh_word(question)
     if asking is None or not head:
         return None
     clause_words = asking.split()
@@ -106,9 +115,7 @@ def annotated_subject(unit: str, question: str, head: str) -> str | None:
     content word after the asking clause's verb "is", and a negation exactly when the
     question has one ("(MANDATORY)" is no "not mandatory"); None when no name or several
     names have such a note, or the question writes the name."""
-    asking = next(
-        (p[m.end() :] for p in re.split(r"[,;?]", question) if (m := _WHICH.search(p))), None
-    )
+    asking = _after_wh_word(question)
     if asking is None or not head:
         return None
     words = asking.split()
