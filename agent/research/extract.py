@@ -1621,20 +1621,23 @@ def from_sentence(
     return span
 
 
-def _named_subject(unit: str, question: str, expectation: Expectation) -> str | None:
-    """A name the unit writes before the question's own predicate (`predicate_subject`),
-    for a question that asks which thing does something."""
+def _named_subject(
+    unit: str, question: str, expectation: Expectation, exclude: frozenset[str]
+) -> Span | None:
+    """For a question that asks which thing does or is something: the name the unit
+    writes before the question's own predicate (`predicate_subject`), else the one name
+    whose note says it (`annotated_subject`); None when neither names one not excluded."""
     if expectation.kind not in ("name", "identifier", "phrase") or expectation.head in ("", WHEN):
         return None
-    return predicate_subject(unit, question, expectation.head)
-
-
-def _annotated_subject(unit: str, question: str, expectation: Expectation) -> str | None:
-    """The one name whose note says what the question asks of it (`annotated_subject`),
-    for a question that asks which thing is something."""
-    if expectation.kind not in ("name", "identifier", "phrase") or expectation.head in ("", WHEN):
-        return None
-    return annotated_subject(unit, question, expectation.head)
+    readings = (
+        (predicate_subject, PREDICATE_SUBJECT),
+        (annotated_subject, ANNOTATED_SUBJECT),
+    )
+    for read, how in readings:
+        name = read(unit, question, expectation.head)
+        if name is not None and name.lower() not in exclude:
+            return Span(name, 1.0, how)
+    return None
 
 
 # "sets `thinking_level=expert`, `create_initial_state()` maps it to `advanced`": what
@@ -2377,12 +2380,9 @@ def extract(
     owner = _item_owner(unit, chunk_text, question, expectation)
     if owner is not None and owner.lower() not in exclude:
         return Span(owner, 1.0, ITEM_OWNER)
-    subject = _named_subject(unit, question, expectation)
-    if subject is not None and subject.lower() not in exclude:
-        return Span(subject, 1.0, PREDICATE_SUBJECT)
-    annotated = _annotated_subject(unit, question, expectation)
-    if annotated is not None and annotated.lower() not in exclude:
-        return Span(annotated, 1.0, ANNOTATED_SUBJECT)
+    subject = _named_subject(unit, question, expectation, exclude)
+    if subject is not None:
+        return subject
     span = from_sentence(unit, question, expectation, exclude)
     if span is not None and _QUOTED_TOKEN.fullmatch(span.text):
         span = replace(span, text=span.text[1:-1])  # returns "synthesize": the node's name

@@ -268,10 +268,12 @@ def matches_answer(option: str, answer: str, question: str = "") -> bool:
     )
 
 
-def option_named(option: str, normalised_text: str) -> bool:
+def option_named(option: str, normalised_text: str, namespace: str = "") -> bool:
     """Whether a text (already `normalise`d) states the option, or the bare number of
-    "120 seconds"."""
-    return any(_occurrences(needle, normalised_text) for needle, _ in _needles(option))
+    "120 seconds"; with the `namespace` all options share, also the name without it."""
+    return any(
+        _occurrences(needle, normalised_text) for needle, _ in _needles(option, namespace)
+    )
 
 
 def score_options(
@@ -856,10 +858,7 @@ def complement_option(
         present = present_terms(predicate, text)
         if not (set(code) <= present if code else 2 * len(present) > len(predicate)):
             continue
-        missing = [
-            letter for letter, option in choices.items()
-            if not any(_occurrences(needle, text) for needle, _ in _needles(option, namespace))
-        ]  # fmt: skip
+        missing = [k for k, option in choices.items() if not option_named(option, text, namespace)]
         if len(missing) == 1:
             left_out.add(missing[0])
     return left_out.pop() if len(left_out) == 1 else None
